@@ -1,0 +1,174 @@
+package dev.statekit.core;
+
+import dev.statekit.store.TriggerSource;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds an immutable {@link Machine}. Obtain one from {@link Machine#builder}.
+ *
+ * <p>Arguments are checked for null as they are given; everything else is checked by
+ * {@link #build()}, which reports every defect at once. Not thread-safe.
+ *
+ * @param <S> the state type
+ * @param <E> the event type
+ */
+public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
+    final String name;
+    final Class<S> stateType;
+    final Class<E> eventType;
+    int version = 1;
+    @Nullable S initial;
+    final EnumSet<S> terminals;
+    @Nullable EnumSet<S> declaredStates;
+    final List<Transition<S, E>> rows = new ArrayList<>();
+    final Map<S, Map<E, Machine.Refusal>> refusals;
+    @Nullable String description;
+
+    MachineBuilder(String name, Class<S> stateType, Class<E> eventType) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.stateType = Objects.requireNonNull(stateType, "stateType");
+        this.eventType = Objects.requireNonNull(eventType, "eventType");
+        this.terminals = EnumSet.noneOf(stateType);
+        this.refusals = new EnumMap<>(stateType);
+    }
+
+    /** Sets the definition's version (default 1); must be positive. */
+    public MachineBuilder<S, E> version(int value) {
+        this.version = value;
+        return this;
+    }
+
+    /** Sets a one-line description, shown as the diagram's title. */
+    public MachineBuilder<S, E> description(String text) {
+        this.description = Objects.requireNonNull(text, "description");
+        return this;
+    }
+
+    /** Sets the state every new task starts in. Required. */
+    public MachineBuilder<S, E> initial(S state) {
+        this.initial = Objects.requireNonNull(state, "initial");
+        return this;
+    }
+
+    /** Declares terminal states: no row may leave them. */
+    @SafeVarargs
+    public final MachineBuilder<S, E> terminal(S... states) {
+        for (S s : states) terminals.add(Objects.requireNonNull(s, "terminal state"));
+        return this;
+    }
+
+    /**
+     * Restricts the machine to these states (default: every constant of the state enum). A row,
+     * initial or terminal state outside them is reported by {@link #build()} as unknown.
+     */
+    @SafeVarargs
+    public final MachineBuilder<S, E> states(S... states) {
+        EnumSet<S> set = EnumSet.noneOf(stateType);
+        for (S s : states) set.add(Objects.requireNonNull(s, "state"));
+        this.declaredStates = set;
+        return this;
+    }
+
+    /** Adds the unguarded row {@code from --event--> to}, fired by the given sources. */
+    public MachineBuilder<S, E> transition(S from, E event, S to, TriggerSource source, TriggerSource... more) {
+        return row(from, event, to).by(source, more).add();
+    }
+
+    /** Starts a row with a guard, an effect or a label; finish it with {@link RowBuilder#add()}. */
+    public RowBuilder row(S from, E event, S to) {
+        return new RowBuilder(Objects.requireNonNull(from, "from"), Objects.requireNonNull(event, "event"),
+                Objects.requireNonNull(to, "to"));
+    }
+
+    /**
+     * Names the refusal for an event the table does not allow in {@code state}: instead of the
+     * generic {@link RefusalCode#ILLEGAL_TRANSITION} message, a refusal then carries
+     * {@code code} (for example {@code PROCESSING_IN_PROGRESS}) and {@code message}.
+     */
+    public MachineBuilder<S, E> refuse(S state, E event, String code, String message) {
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(event, "event");
+        Objects.requireNonNull(code, "code");
+        Objects.requireNonNull(message, "message");
+        refusals.computeIfAbsent(state, k -> new EnumMap<>(eventType)).put(event, new Machine.Refusal(code, message));
+        return this;
+    }
+
+    /**
+     * Validates the definition and returns the machine.
+     *
+     * @throws MachineDefinitionException listing every defect: a missing or unknown initial state,
+     *         unknown or unreachable states, rows leaving a terminal state, non-terminal states
+     *         without exits, rows for one (state, event) that no guard or source tells apart, and
+     *         named refusals for events the table allows
+     */
+    public Machine<S, E> build() {
+        return Machine.validate(this);
+    }
+
+    /** Builds one row of the table. Not thread-safe. */
+    public final class RowBuilder {
+        private final S from;
+        private final E event;
+        private final S to;
+        private final EnumSet<TriggerSource> sources = EnumSet.noneOf(TriggerSource.class);
+        private @Nullable String guardName;
+        private @Nullable Guard<S> guard;
+        private @Nullable Effect<S> effect;
+        private @Nullable String label;
+
+        RowBuilder(S from, E event, S to) {
+            this.from = from;
+            this.event = event;
+            this.to = to;
+        }
+
+        /** Adds who may fire the row. At least one source is required. */
+        public RowBuilder by(TriggerSource source, TriggerSource... more) {
+            sources.add(Objects.requireNonNull(source, "source"));
+            for (TriggerSource s : more) sources.add(Objects.requireNonNull(s, "source"));
+            return this;
+        }
+
+        /** Sets the row's guard and its name (shown in diagrams and refusals). */
+        public RowBuilder guard(String name, Guard<S> condition) {
+            Objects.requireNonNull(name, "guard name");
+            if (name.isBlank()) throw new IllegalArgumentException("guard name must not be blank");
+            this.guardName = name;
+            this.guard = Objects.requireNonNull(condition, "guard");
+            return this;
+        }
+
+        /** Sets the row's effect on attributes. */
+        public RowBuilder effect(Effect<S> value) {
+            this.effect = Objects.requireNonNull(value, "effect");
+            return this;
+        }
+
+        /** Sets a description shown in diagrams. */
+        public RowBuilder label(String text) {
+            this.label = Objects.requireNonNull(text, "label");
+            return this;
+        }
+
+        /**
+         * Adds the row to the machine and returns the machine builder.
+         *
+         * @throws IllegalArgumentException if no source was given
+         */
+        public MachineBuilder<S, E> add() {
+            if (sources.isEmpty()) {
+                throw new IllegalArgumentException("row " + from + " --" + event + "--> " + to + " needs by(...) with a trigger source");
+            }
+            rows.add(new Transition<>(from, event, to, Set.copyOf(sources), guardName, guard, effect, label));
+            return MachineBuilder.this;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.statekit.store;
+
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a store needs to create a task; the store assigns its id and FIFO sequence.
+ *
+ * @param machine        the machine name
+ * @param machineVersion the machine version
+ * @param state          the initial state name
+ * @param queue          the queue name
+ * @param priority       larger runs first
+ * @param parentId       the parent task, if any
+ * @param attributes     initial attributes
+ * @param payload        the payload, if any
+ * @param idempotencyKey creating again with the same (machine, key) returns the first task
+ * @param notBefore      not runnable before this time, if set
+ * @param createdAt      the creation time
+ */
+public record NewTask(
+        String machine,
+        int machineVersion,
+        String state,
+        String queue,
+        int priority,
+        @Nullable Long parentId,
+        Attributes attributes,
+        @Nullable String payload,
+        @Nullable String idempotencyKey,
+        @Nullable Instant notBefore,
+        Instant createdAt) {
+
+    /**
+     * Creates the description of a new task.
+     *
+     * @throws NullPointerException if a non-nullable component is null
+     * @throws IllegalArgumentException if a name or the key is blank
+     */
+    public NewTask {
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(attributes, "attributes");
+        Objects.requireNonNull(createdAt, "createdAt");
+        if (machine.isBlank() || state.isBlank() || queue.isBlank()) {
+            throw new IllegalArgumentException("machine, state and queue must not be blank");
+        }
+        if (idempotencyKey != null && idempotencyKey.isBlank()) {
+            throw new IllegalArgumentException("idempotency key must not be blank when given");
+        }
+    }
+}
