@@ -1,6 +1,8 @@
 package dev.statekit.core;
 
 import dev.statekit.store.TriggerSource;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +37,8 @@ public record Transition<S extends Enum<S>, E extends Enum<E>>(
         Objects.requireNonNull(to, "to");
         sources = Set.copyOf(sources);
         if (sources.isEmpty()) throw new IllegalArgumentException("row " + from + " --" + event + "--> " + to + " has no trigger source");
+        // in declaration order, so that rows print the same in every run
+        sources = Collections.unmodifiableSet(EnumSet.copyOf(sources));
         if ((guard == null) != (guardName == null)) {
             throw new IllegalArgumentException("a guard needs a name and a name needs a guard");
         }
