@@ -1,0 +1,196 @@
+package dev.statekit.examples;
+
+import static dev.statekit.store.TriggerSource.SYSTEM;
+import static dev.statekit.store.TriggerSource.USER;
+
+import dev.statekit.core.Effect;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Verdict;
+import java.util.EnumSet;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The compression task of a local compression app whose queue runs one task at a time.
+ *
+ * <p>"Only one task is {@code RUNNING}" spans tasks, so the queue's scheduler keeps it (it fires
+ * {@link Event#START} only when nothing runs); each task's own lifecycle is this machine. A
+ * running compression cannot be paused and resumed losslessly, so {@link Event#PAUSE} holds a
+ * single queued task and is refused for a running one ({@value #RUNNING_NOT_PAUSABLE}); pausing the
+ * whole queue is the scheduler's switch, not a task state.
+ *
+ * <p>Attributes: {@value #RETRY_COUNT} automatic retries so far, limited by {@value #MAX_RETRIES}
+ * (default {@value #DEFAULT_MAX_RETRIES}); {@value #BACKOFF_SECONDS}, the exponential back-off of
+ * the latest retry (1, 2, 4, 8 ... at most 30 seconds); {@value #FAILURE_REASON};
+ * {@value #BLOCKED_REASON} while blocked (for example {@code disk_space}); {@value #CANCEL_REASON}
+ * ({@code canceled}, or {@code skipped} after {@link Event#SKIP}); {@value #QUEUE_PLACEMENT}
+ * {@code front} for a task re-queued by a manual retry or a crash recovery, which the scheduler
+ * puts at the head of its priority.
+ */
+public final class CompressionTask {
+    /** The attribute counting automatic retries. */
+    public static final String RETRY_COUNT = "retry_count";
+    /** The attribute limiting automatic retries. */
+    public static final String MAX_RETRIES = "max_retries";
+    /** The automatic retries allowed when the task does not say. */
+    public static final int DEFAULT_MAX_RETRIES = 3;
+    /** The attribute holding the back-off of the latest automatic retry, in seconds. */
+    public static final String BACKOFF_SECONDS = "backoff_seconds";
+    /** The longest back-off, in seconds. */
+    public static final int MAX_BACKOFF_SECONDS = 30;
+    /** The attribute holding why the latest attempt failed. */
+    public static final String FAILURE_REASON = "failure_reason";
+    /** The attribute holding why a task is blocked. */
+    public static final String BLOCKED_REASON = "blocked_reason";
+    /** The attribute holding why a task was canceled: canceled or skipped. */
+    public static final String CANCEL_REASON = "cancel_reason";
+    /** The attribute asking the scheduler to put the task at the head of its priority: front. */
+    public static final String QUEUE_PLACEMENT = "queue_placement";
+
+    /** The named refusal of pausing a running task. */
+    public static final String RUNNING_NOT_PAUSABLE = "RUNNING_NOT_PAUSABLE";
+    /** The refusal code of an automatic retry beyond the limit. */
+    public static final String RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED";
+    /** The refusal code of blocking a task without a reason. */
+    public static final String BLOCK_REASON_MISSING = "BLOCK_REASON_MISSING";
+
+    /** The state of a task. */
+    public enum State {
+        /** Created, not yet queued (brief). */
+        CREATED,
+        /** Waiting to run. */
+        QUEUED,
+        /** Compressing; at most one task of the queue at a time. */
+        RUNNING,
+        /** Backing off before an automatic retry. */
+        RETRYING,
+        /** A single queued task held by the user. */
+        PAUSED,
+        /** Canceled or skipped; never runs again. */
+        CANCELED,
+        /** Compressed successfully. */
+        COMPLETED,
+        /** Failed: retries exhausted or a non-retryable error. */
+        FAILED,
+        /** The app exited or crashed while the task ran. */
+        INTERRUPTED,
+        /** A precondition such as free disk space does not hold. */
+        BLOCKED
+    }
+
+    /** What happens to a task. */
+    public enum Event {
+        /** The task entered the queue. */
+        ENQUEUE,
+        /** The scheduler starts the task (nothing else runs). */
+        START,
+        /** Compression finished. */
+        SUCCEED,
+        /** A non-retryable error, retries exhausted, or an interrupted task not recovered. */
+        FAIL,
+        /** A retryable error (temporary I/O, permission, busy resource). */
+        RETRYABLE_ERROR,
+        /** The back-off elapsed. */
+        BACKOFF_ELAPSED,
+        /** The user retries a failed task. */
+        RETRY,
+        /** Found running after a crash or exit. */
+        INTERRUPT,
+        /** Automatic recovery of an interrupted task. */
+        RECOVER,
+        /** The user cancels the task. */
+        CANCEL,
+        /** The user skips a queued task. */
+        SKIP,
+        /** A precondition (for example disk space) fails before the start. */
+        BLOCK,
+        /** The precondition holds again. */
+        UNBLOCK,
+        /** The user holds a queued task. */
+        PAUSE,
+        /** The user releases a held task. */
+        RESUME
+    }
+
+    private static final Effect<State> CANCELED_BY_USER = (task, command, changes) -> {
+        if (!Attrs.given(command.attributes().get(CANCEL_REASON))) changes.put(CANCEL_REASON, "canceled");
+    };
+
+    private static final Effect<State> TO_FRONT = (task, command, changes) -> changes.put(QUEUE_PLACEMENT, "front");
+
+    /** The compression task machine. */
+    public static final Machine<State, Event> MACHINE;
+
+    static {
+        var b = Machine.builder("compression-task", State.class, Event.class)
+                .version(1)
+                .initial(State.CREATED)
+                .terminal(State.COMPLETED, State.CANCELED)
+                .row(State.CREATED, Event.ENQUEUE, State.QUEUED).by(SYSTEM).label("enqueued").add()
+                .row(State.QUEUED, Event.START, State.RUNNING).by(SYSTEM)
+                    .effect((task, command, changes) -> changes.put(QUEUE_PLACEMENT, null))
+                    .label("scheduler starts it, nothing running").add()
+                .row(State.RUNNING, Event.SUCCEED, State.COMPLETED).by(SYSTEM).label("success").add()
+                .row(State.RUNNING, Event.FAIL, State.FAILED).by(SYSTEM).label("non-retryable or retries exhausted").add()
+                .row(State.RUNNING, Event.RETRYABLE_ERROR, State.RETRYING).by(SYSTEM)
+                    .guard("retry-budget", (task, command) -> {
+                        int limit = maxRetries(task.attribute(MAX_RETRIES));
+                        int done = Attrs.count(task, RETRY_COUNT);
+                        return Verdict.when(done < limit, RETRIES_EXHAUSTED, done + " of " + limit + " automatic retries used");
+                    })
+                    .effect((task, command, changes) -> {
+                        int done = Attrs.count(task, RETRY_COUNT);
+                        changes.put(RETRY_COUNT, Integer.toString(done + 1));
+                        changes.put(BACKOFF_SECONDS, Integer.toString(backoffSeconds(done)));
+                    })
+                    .label("retryable error, exponential backoff").add()
+                .row(State.RETRYING, Event.BACKOFF_ELAPSED, State.QUEUED).by(SYSTEM).label("backoff elapsed").add()
+                .row(State.FAILED, Event.RETRY, State.QUEUED).by(USER)
+                    .effect((task, command, changes) -> {
+                        changes.put(QUEUE_PLACEMENT, "front");
+                        changes.put(RETRY_COUNT, "0");
+                        changes.put(FAILURE_REASON, null);
+                    })
+                    .label("manual retry, head of the queue, fresh retry budget").add()
+                .row(State.RUNNING, Event.INTERRUPT, State.INTERRUPTED).by(SYSTEM).label("crash or exit while running").add()
+                .row(State.INTERRUPTED, Event.RECOVER, State.QUEUED).by(SYSTEM).effect(TO_FRONT)
+                    .label("auto-recover, head of the queue").add()
+                .row(State.INTERRUPTED, Event.FAIL, State.FAILED).by(SYSTEM).label("auto-recover off").add()
+                .row(State.QUEUED, Event.SKIP, State.CANCELED).by(USER)
+                    .effect((task, command, changes) -> changes.put(CANCEL_REASON, "skipped"))
+                    .label("skip (cancel_reason=skipped)").add()
+                .row(State.QUEUED, Event.BLOCK, State.BLOCKED).by(SYSTEM)
+                    .guard("reason-given", (task, command) -> Verdict.when(
+                            Attrs.given(command.attributes().get(BLOCKED_REASON)), BLOCK_REASON_MISSING,
+                            "blocking needs " + BLOCKED_REASON + ", for example disk_space"))
+                    .label("precondition fails (blocked_reason)").add()
+                .row(State.BLOCKED, Event.UNBLOCK, State.QUEUED).by(SYSTEM)
+                    .effect((task, command, changes) -> changes.put(BLOCKED_REASON, null))
+                    .label("precondition holds again").add()
+                .row(State.QUEUED, Event.PAUSE, State.PAUSED).by(USER).label("hold a queued task").add()
+                .row(State.PAUSED, Event.RESUME, State.QUEUED).by(USER).label("release").add()
+                .refuse(State.RUNNING, Event.PAUSE, RUNNING_NOT_PAUSABLE,
+                        "a running compression cannot be paused and resumed safely; pause the queue or cancel the task");
+        // the user may cancel in every state that is not terminal
+        for (State s : EnumSet.complementOf(EnumSet.of(State.COMPLETED, State.CANCELED))) {
+            b.row(s, Event.CANCEL, State.CANCELED).by(USER).effect(CANCELED_BY_USER)
+                    .label(s == State.RUNNING ? "cancel (safe stop)" : "cancel").add();
+        }
+        MACHINE = b.build();
+    }
+
+    private CompressionTask() {}
+
+    /** Returns the back-off before automatic retry number {@code done + 1}: 1, 2, 4, 8 ... at most 30 seconds. */
+    static int backoffSeconds(int done) {
+        return done >= 5 ? MAX_BACKOFF_SECONDS : Math.min(MAX_BACKOFF_SECONDS, 1 << done);
+    }
+
+    private static int maxRetries(@Nullable String value) {
+        if (value == null) return DEFAULT_MAX_RETRIES;
+        try {
+            return Math.max(0, Integer.parseInt(value.trim()));
+        } catch (NumberFormatException e) {
+            return DEFAULT_MAX_RETRIES;
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package dev.statekit.examples;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.ManualClock;
+import dev.statekit.examples.ReadDoItem.Event;
+import dev.statekit.examples.ReadDoItem.State;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.InMemoryStore;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The {@code examples} command line.
+ *
+ * <pre>
+ * examples list            the names of the seed machines
+ * examples diagram NAME    the Mermaid diagram of machine NAME
+ * examples [demo]          a read-do item driven through its lifecycle on an in-memory store
+ * </pre>
+ */
+public final class Main {
+    private static final String USAGE = "usage: examples [demo | list | diagram NAME]";
+
+    private Main() {}
+
+    /** Runs the command line and exits with its status when that is not 0. */
+    public static void main(String[] args) {
+        int status = run(List.of(args), System.out, System.err);
+        System.out.flush();
+        if (status != 0) System.exit(status);
+    }
+
+    /**
+     * Runs one command line, writing to {@code out} and {@code err}.
+     *
+     * @return the exit status: 0 on success, 2 on a usage error or an unknown machine
+     */
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        String command = args.isEmpty() ? "demo" : args.get(0);
+        switch (command) {
+            case "demo":
+                if (args.size() > 1) return usage(err);
+                demo(out);
+                return 0;
+            case "list":
+                if (args.size() > 1) return usage(err);
+                for (String name : SeedMachines.names()) out.println(name);
+                return 0;
+            case "diagram":
+                if (args.size() != 2) return usage(err);
+                Optional<String> diagram = diagram(args.get(1));
+                if (diagram.isEmpty()) {
+                    err.println("unknown machine '" + args.get(1) + "'; known machines: " + String.join(", ", SeedMachines.names()));
+                    return 2;
+                }
+                out.print(diagram.get());
+                return 0;
+            default:
+                return usage(err);
+        }
+    }
+
+    /** Returns the Mermaid diagram of the seed machine {@code name}, if there is one. */
+    static Optional<String> diagram(String name) {
+        return SeedMachines.byName(name).map(Machine::toMermaid);
+    }
+
+    private static int usage(PrintStream err) {
+        err.println(USAGE);
+        return 2;
+    }
+
+    /** Drives one read-do item from capture to unarchive, printing every outcome and the history. */
+    static void demo(PrintStream out) {
+        ManualClock clock = new ManualClock();
+        TransitionEngine engine = TransitionEngine.builder().store(new InMemoryStore()).clock(clock).build();
+        Machine<State, Event> machine = ReadDoItem.MACHINE;
+
+        out.println("read-do-item demo: in-memory store, manual clock");
+        long id = engine.create(machine, TaskSpec.defaults()
+                .attribute("url", "https://example.org/article")
+                .attribute("intent", "turn into a checklist")
+                .idempotencyKey("capture-7f3a")).task().id();
+        out.println("created   item " + id + " in " + machine.initial());
+
+        step(out, clock, engine, machine, id, Event.ENQUEUE, Command.system().reason("auto-enqueue"));
+        Outcome<State> leased = step(out, clock, engine, machine, id, Event.LEASE,
+                Command.system().actor("worker-1").set(ReadDoItem.LEASE_OWNER, "worker-1"));
+        String run = leased.orElseThrow().task().attribute(ReadDoItem.RUN_ID);
+        step(out, clock, engine, machine, id, Event.PROCESS, Command.user("alice").reason("process it now"));
+        Command success = Command.system().actor("worker-1").reason("pipeline success");
+        for (String artifact : ReadDoItem.REQUIRED_ARTIFACTS) success = success.set(ReadDoItem.artifactKey(artifact), String.valueOf(run));
+        step(out, clock, engine, machine, id, Event.PIPELINE_SUCCEEDED, success);
+        step(out, clock, engine, machine, id, Event.EXPORT_SUCCEEDED,
+                Command.user("alice").reason("POST /export").idempotencyKey("export-" + id + "-card-v1-tpl-v1"));
+        step(out, clock, engine, machine, id, Event.ARCHIVE, Command.user("alice").reason("POST /archive"));
+        step(out, clock, engine, machine, id, Event.UNARCHIVE, Command.user("alice").reason("POST /unarchive"));
+
+        out.println("attributes " + engine.find(machine, id).orElseThrow().attributes());
+        out.println("history of item " + id + ":");
+        for (HistoryEntry e : engine.history(id)) {
+            out.println(String.format(Locale.ROOT, "  v%d %s %-18s %-10s -> %-10s by %s%s", e.version(), e.at(), e.event(),
+                    e.from(), e.to(), e.source().name().toLowerCase(Locale.ROOT), e.actor() == null ? "" : " (" + e.actor() + ")"));
+        }
+    }
+
+    private static Outcome<State> step(PrintStream out, ManualClock clock, TransitionEngine engine,
+                                       Machine<State, Event> machine, long id, Event event, Command command) {
+        clock.advance(Duration.ofSeconds(1));
+        Outcome<State> outcome = engine.fire(machine, id, event, command);
+        if (outcome instanceof Outcome.Applied<State> applied) {
+            HistoryEntry e = applied.entry();
+            out.println(String.format(Locale.ROOT, "applied   %-18s %s -> %s (v%d)", event, e.from(), e.to(), e.version()));
+        } else if (outcome instanceof Outcome.Refused<State> refused) {
+            out.println(String.format(Locale.ROOT, "refused   %-18s %s %s: %s", event, refused.code(), refused.reasonCode(),
+                    refused.message()));
+        }
+        return outcome;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.statekit.examples;
+
+import static dev.statekit.store.TriggerSource.SYSTEM;
+import static dev.statekit.store.TriggerSource.USER;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Effect;
+import dev.statekit.core.Machine;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The novel-proofer chunk: one slice of a proofreading job, from {@code pending} through
+ * {@code processing} (with {@code retrying} as the automatic back-off inside one processing
+ * attempt, not a retry queue) to {@code done} or {@code error}.
+ *
+ * <p>An error report carries the attributes {@value #ERROR_CODE} and {@value #ERROR_MESSAGE}; the
+ * effect of {@link Event#RETRYABLE_ERROR} and {@link Event#FAIL} moves them into
+ * {@value #LAST_ERROR_CODE} and {@value #LAST_ERROR_MESSAGE}, and a retryable error also counts
+ * {@value #RETRIES}. Later successes keep both: they are the chunk's diagnostic history, not a
+ * current error. A manual retry of failed chunks ({@link Event#RETRY_FAILED}) puts them back to
+ * {@code pending} to be scheduled again.
+ */
+public final class NovelProoferChunk {
+    /** The attribute counting automatic retries of the LLM request. */
+    public static final String RETRIES = "retries";
+    /** The attribute holding the code of the latest error (kept after a later success). */
+    public static final String LAST_ERROR_CODE = "last_error_code";
+    /** The attribute holding the message of the latest error (kept after a later success). */
+    public static final String LAST_ERROR_MESSAGE = "last_error_message";
+    /** The command attribute with which a worker reports an error code. */
+    public static final String ERROR_CODE = "error_code";
+    /** The command attribute with which a worker reports an error message. */
+    public static final String ERROR_MESSAGE = "error_message";
+    /** The code recorded when an error report carries none. */
+    public static final String UNKNOWN_ERROR = "UNKNOWN_ERROR";
+    /** The attribute naming the model of the latest (or next) processing of the chunk. */
+    public static final String LLM_MODEL = "llm_model";
+
+    /** The state of a chunk. */
+    public enum State {
+        /** Scheduled and waiting for a worker; no attempt running. */
+        PENDING,
+        /** A worker is processing the chunk. */
+        PROCESSING,
+        /** Backing off after a retryable LLM error, within the same processing. */
+        RETRYING,
+        /** Processed; the output passed validation and was written. */
+        DONE,
+        /** Failed: retries exhausted, a non-retryable error or a local exception. */
+        ERROR
+    }
+
+    /** What happens to a chunk. */
+    public enum Event {
+        /** A worker starts processing. */
+        START,
+        /** The attempt (or one of its retries) succeeded and the output passed validation. */
+        SUCCEED,
+        /** A non-recoverable error, or the retries are exhausted. */
+        FAIL,
+        /** A retryable LLM error (429, 5xx, timeout): back off. */
+        RETRYABLE_ERROR,
+        /** The back-off elapsed: the next attempt starts. */
+        BACKOFF_DONE,
+        /** The user retries the failed chunks ({@code /retry-failed}). */
+        RETRY_FAILED,
+        /** Pause, reset or restart heal: the in-flight chunk goes back to pending. */
+        RELEASE
+    }
+
+    /** Moves the reported error into the chunk's {@code last_error_*} attributes. */
+    private static final Effect<State> RECORD_ERROR = (task, command, changes) -> recordError(command, changes);
+
+    /** The chunk machine. */
+    public static final Machine<State, Event> MACHINE = Machine.builder("novel-proofer-chunk", State.class, Event.class)
+            .version(1)
+            .initial(State.PENDING)
+            .terminal(State.DONE)
+            .row(State.PENDING, Event.START, State.PROCESSING).by(SYSTEM).label("worker starts").add()
+            .row(State.PROCESSING, Event.SUCCEED, State.DONE).by(SYSTEM).label("success, output validated").add()
+            .row(State.PROCESSING, Event.FAIL, State.ERROR).by(SYSTEM).effect(RECORD_ERROR)
+                .label("non-retryable or max retries").add()
+            .row(State.PROCESSING, Event.RETRYABLE_ERROR, State.RETRYING).by(SYSTEM)
+                .effect((task, command, changes) -> {
+                    changes.put(RETRIES, Attrs.incremented(task, RETRIES));
+                    recordError(command, changes);
+                })
+                .label("retryable LLM error (429/5xx/timeout), back off").add()
+            .row(State.RETRYING, Event.BACKOFF_DONE, State.PROCESSING).by(SYSTEM).label("backoff done, next attempt").add()
+            .row(State.RETRYING, Event.SUCCEED, State.DONE).by(SYSTEM).label("a retry succeeded").add()
+            .row(State.RETRYING, Event.FAIL, State.ERROR).by(SYSTEM).effect(RECORD_ERROR).label("final failure").add()
+            .row(State.ERROR, Event.RETRY_FAILED, State.PENDING).by(USER).label("manual /retry-failed").add()
+            .row(State.PROCESSING, Event.RELEASE, State.PENDING).by(SYSTEM).label("pause, reset or restart heal").add()
+            .row(State.RETRYING, Event.RELEASE, State.PENDING).by(SYSTEM).label("pause, reset or restart heal").add()
+            .build();
+
+    private NovelProoferChunk() {}
+
+    private static void recordError(Command command, Map<String, @Nullable String> changes) {
+        String code = command.attributes().get(ERROR_CODE);
+        String message = command.attributes().get(ERROR_MESSAGE);
+        // the report's own keys are not kept on the chunk: only the last_error_* pair is
+        changes.remove(ERROR_CODE);
+        changes.remove(ERROR_MESSAGE);
+        // both are replaced together, so that a code never sits beside an older error's message
+        changes.put(LAST_ERROR_CODE, Attrs.given(code) ? code : UNKNOWN_ERROR);
+        changes.put(LAST_ERROR_MESSAGE, Attrs.given(message) ? message : null);
+    }
+}
