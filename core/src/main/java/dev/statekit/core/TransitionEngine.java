@@ -156,7 +156,7 @@ public final class TransitionEngine {
         String key = command.idempotencyKey();
         for (int attempt = 0; ; attempt++) {
             TaskRecord current = store.find(taskId).orElse(null);
-            if (current == null || !current.machine().equals(machine.name())) return notFound(machine, taskId, event);
+            if (current == null || !sameName(current.machine(), machine.name())) return notFound(machine, taskId, event);
             if (key != null && attempt == 0) {
                 Optional<HistoryEntry> prior = store.findCommand(taskId, key);
                 if (prior.isPresent()) return replay(machine, current, prior.get());
@@ -262,6 +262,10 @@ public final class TransitionEngine {
 
     private <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> appliedOf(Machine<S, E> machine, Change change) {
         return new Outcome.Applied<>(new Task<>(stateOf(machine, change.next()), change.next()), change.entry(), false);
+    }
+
+    private static boolean sameName(String a, String b) {
+        return a == b || a.equals(b);
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> notFoundOf(Fire<S, E> f) {

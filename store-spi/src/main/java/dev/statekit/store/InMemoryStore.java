@@ -2,14 +2,14 @@ package dev.statekit.store;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,7 +24,7 @@ public final class InMemoryStore implements Store {
     /** The default payload limit, in characters. */
     public static final int DEFAULT_MAX_PAYLOAD_CHARS = 1 << 20;
 
-    private final ConcurrentHashMap<Long, Slot> tasks = new ConcurrentHashMap<>();
+    private final Slots tasks = new Slots();
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
@@ -57,6 +57,40 @@ public final class InMemoryStore implements Store {
         }
     }
 
+    /**
+     * Slots by id. Ids are dense (1, 2, 3, ...), so a two-level array finds a slot without
+     * hashing or boxing; pages are allocated on first use and published with a CAS.
+     */
+    private static final class Slots {
+        private static final int PAGE_BITS = 12;
+        private static final int PAGE_SIZE = 1 << PAGE_BITS;
+        private static final int MAX_PAGES = 1 << 19;
+        private final AtomicReferenceArray<@Nullable AtomicReferenceArray<@Nullable Slot>> pages =
+                new AtomicReferenceArray<>(MAX_PAGES);
+
+        @Nullable Slot get(long id) {
+            if (id <= 0) return null;
+            long page = id >>> PAGE_BITS;
+            if (page >= MAX_PAGES) return null;
+            AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
+            return p == null ? null : p.get((int) (id & (PAGE_SIZE - 1)));
+        }
+
+        void put(long id, Slot slot) {
+            long page = id >>> PAGE_BITS;
+            if (page >= MAX_PAGES) {
+                throw new StatekitException(ErrorCode.STORE_FAILURE, "the in-memory store holds at most "
+                        + ((long) MAX_PAGES * PAGE_SIZE - 1) + " tasks");
+            }
+            AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
+            if (p == null) {
+                pages.compareAndSet((int) page, null, new AtomicReferenceArray<>(PAGE_SIZE));
+                p = Objects.requireNonNull(pages.get((int) page));
+            }
+            p.set((int) (id & (PAGE_SIZE - 1)), slot);
+        }
+    }
+
     @Override
     public CreateResult create(NewTask spec) {
         String payload = spec.payload();
@@ -71,7 +105,7 @@ public final class InMemoryStore implements Store {
             created[0] = true;
             return insert(spec).id();
         });
-        return new CreateResult(tasks.get(id).task, created[0]);
+        return new CreateResult(Objects.requireNonNull(tasks.get(id)).task, created[0]);
     }
 
     private TaskRecord insert(NewTask spec) {
@@ -114,7 +148,7 @@ public final class InMemoryStore implements Store {
             }
         }
         for (Change c : changes) {
-            if (!tasks.containsKey(c.next().id())) return ApplyResult.notFound(c.next().id());
+            if (tasks.get(c.next().id()) == null) return ApplyResult.notFound(c.next().id());
         }
         for (int i = 0; i < sorted.length; i++) slots[i] = tasks.get(sorted[i].next().id());
         return lockAndApply(slots, sorted, changes, 0);
@@ -187,11 +221,11 @@ public final class InMemoryStore implements Store {
     @Override
     public Page<TaskRecord> query(TaskQuery query) {
         ArrayList<TaskRecord> matching = new ArrayList<>();
-        for (Map.Entry<Long, Slot> e : tasks.entrySet()) {
-            TaskRecord t = e.getValue().task;
-            if (t.id() > query.afterId() && query.matches(t)) matching.add(t);
+        long last = ids.get();
+        for (long id = query.afterId() + 1; id <= last && matching.size() <= query.limit(); id++) {
+            Slot slot = tasks.get(id);
+            if (slot != null && query.matches(slot.task)) matching.add(slot.task);
         }
-        Collections.sort(matching, Comparator.comparingLong(TaskRecord::id));
         if (matching.size() <= query.limit()) return new Page<>(matching, null);
         List<TaskRecord> page = matching.subList(0, query.limit());
         return new Page<>(page, page.get(page.size() - 1).id());
