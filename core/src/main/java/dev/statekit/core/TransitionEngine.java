@@ -335,15 +335,15 @@ public final class TransitionEngine {
         if (named != null) {
             return new Outcome.Refused<>(RefusalCode.ILLEGAL_TRANSITION, named.code(),
                     named.message() + " (task " + current.id() + " is " + from.name() + "; allowed events: "
-                            + machine.allowedEvents(from, command.source()) + ")",
+                            + machine.allowedEvents(from) + ")",
                     current.id(), from, event.name());
         }
         String message = machine.permits(from, event)
                 ? "event " + event.name() + " may not be fired by " + command.source() + " in state " + from.name()
                   + " of task " + current.id() + " (" + machine.name() + "); " + command.source() + " may fire: "
-                  + machine.allowedEvents(from, command.source())
+                  + machine.allowedEvents(from, command.source()) + "; allowed events: " + machine.allowedEvents(from)
                 : "task " + current.id() + " (" + machine.name() + ") in state " + from.name() + " does not allow event "
-                  + event.name() + "; allowed events: " + machine.allowedEvents(from, command.source());
+                  + event.name() + "; allowed events: " + machine.allowedEvents(from);
         return new Outcome.Refused<>(RefusalCode.ILLEGAL_TRANSITION, RefusalCode.ILLEGAL_TRANSITION.name(), message,
                 current.id(), from, event.name());
     }
