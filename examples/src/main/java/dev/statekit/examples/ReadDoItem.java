@@ -291,7 +291,8 @@ public final class ReadDoItem {
         if (!Attrs.given(a.get(ERROR_CODE)) || !Attrs.given(a.get(MESSAGE))) {
             return Verdict.refuse(FAILURE_UNDESCRIBED, "a failure report needs " + ERROR_CODE + " and " + MESSAGE);
         }
-        if (aiStep && !AI_STEPS.contains(a.get(FAILED_STEP))) {
+        String step = a.get(FAILED_STEP);
+        if (aiStep && (step == null || !AI_STEPS.contains(step))) {
             return Verdict.refuse(FAILURE_UNDESCRIBED, "an AI failure needs " + FAILED_STEP + " in " + AI_STEPS.stream().sorted().toList());
         }
         return Verdict.allow();

@@ -1,0 +1,168 @@
+package dev.statekit.examples;
+
+import static dev.statekit.examples.EtlTask.ATTEMPT_OCR;
+import static dev.statekit.examples.EtlTask.ATTEMPT_POSTPROCESS;
+import static dev.statekit.examples.EtlTask.FROM_STAGE;
+import static dev.statekit.examples.EtlTask.MARKDOWN_KEY;
+import static dev.statekit.examples.EtlTask.PHASE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.RefusalCode;
+import dev.statekit.core.Task;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.Transition;
+import dev.statekit.examples.EtlTask.Event;
+import dev.statekit.examples.EtlTask.State;
+import dev.statekit.store.TriggerSource;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EtlTaskTest extends MachineContract<State, Event> {
+    static final Command ALICE = Command.user("alice");
+    static final Command SYSTEM = Command.system();
+    static final String MARKDOWN = "etl/tasks/42/mineru.md";
+
+    @Override
+    Machine<State, Event> machine() {
+        return EtlTask.MACHINE;
+    }
+
+    @Override
+    TaskSpec spec() {
+        return EtlTask.spec(null, "direct-json");
+    }
+
+    @Override
+    Map<String, String> namedRefusals() {
+        return Map.of("MINERU_PARSING/CANCEL", EtlTask.TASK_ALREADY_STARTED,
+                "LLM_PROCESSING/CANCEL", EtlTask.TASK_ALREADY_STARTED);
+    }
+
+    @Override
+    Command command(Transition<State, Event> row, TriggerSource source, Task<State> task) {
+        Command c = base(source);
+        return switch (row.event()) {
+            case OCR_DONE -> c.set(MARKDOWN_KEY, MARKDOWN);
+            case OCR_FAILED, POSTPROCESS_FAILED -> c.set(EtlTask.ERROR_CODE, "STAGE_FAILED").set(EtlTask.ERROR_MESSAGE, "stage failed");
+            case RETRY -> c.set(FROM_STAGE, row.to() == State.LLM_PROCESSING ? "postprocess" : "mineru");
+            default -> c;
+        };
+    }
+
+    long parsing() {
+        long id = create();
+        apply(id, Event.START_OCR, SYSTEM);
+        return id;
+    }
+
+    long postprocessFailed() {
+        long id = parsing();
+        apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+        apply(id, Event.POSTPROCESS_FAILED, SYSTEM.set(EtlTask.ERROR_CODE, "LLM_TIMEOUT").set(EtlTask.ERROR_MESSAGE, "timed out"));
+        return id;
+    }
+
+    @Test
+    void theChainedStagesSetThePhaseAndCountAttempts() {
+        long id = parsing();
+        assertThat(task(id).attribute(PHASE)).isEqualTo("ocr");
+        assertThat(task(id).attribute(ATTEMPT_OCR)).isEqualTo("1");
+        var llm = apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+        assertThat(llm.state()).isEqualTo(State.LLM_PROCESSING);
+        assertThat(llm.attribute(PHASE)).isEqualTo("postprocess");
+        assertThat(llm.attribute(ATTEMPT_POSTPROCESS)).isEqualTo("1");
+        assertThat(llm.attribute(MARKDOWN_KEY)).isEqualTo(MARKDOWN);
+        var done = apply(id, Event.POSTPROCESS_DONE, SYSTEM);
+        assertThat(done.state()).isEqualTo(State.COMPLETED);
+        assertThat(done.attribute(PHASE)).isEqualTo("finalize");
+        assertThat(machine().allowedEvents(State.COMPLETED)).isEmpty();
+    }
+
+    @Test
+    void theDefaultRuleSkipsTheLlmAsDataNotAsAState() {
+        var skip = engine.create(machine(), EtlTask.spec(null, "direct-json")).task();
+        assertThat(skip.attribute(EtlTask.POSTPROCESS_MODE)).isEqualTo("skip");
+        assertThat(skip.attribute(EtlTask.RULE_ID)).isEqualTo(EtlTask.DEFAULT_RULE);
+        var custom = engine.create(machine(), EtlTask.spec("rule-7", "chunked-extract")).task();
+        assertThat(custom.attribute(EtlTask.POSTPROCESS_MODE)).isEqualTo("chunked-extract");
+        // both modes take the same path through the machine
+        for (long id : new long[] {skip.id(), custom.id()}) {
+            apply(id, Event.START_OCR, SYSTEM);
+            apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+            assertThat(apply(id, Event.POSTPROCESS_DONE, SYSTEM).state()).isEqualTo(State.COMPLETED);
+        }
+    }
+
+    @Test
+    void cancelOnlyWhileThePendingTaskIsStillQueued() {
+        long pending = create();
+        assertThat(apply(pending, Event.CANCEL, ALICE).state()).isEqualTo(State.CANCELLED);
+
+        long parsing = parsing();
+        var r = refuse(parsing, Event.CANCEL, ALICE, RefusalCode.ILLEGAL_TRANSITION, EtlTask.TASK_ALREADY_STARTED);
+        assertThat(r.code().httpStatus()).isEqualTo(409);
+        apply(parsing, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+        refuse(parsing, Event.CANCEL, ALICE, RefusalCode.ILLEGAL_TRANSITION, EtlTask.TASK_ALREADY_STARTED);
+        // the system does not cancel either
+        refuse(create(), Event.CANCEL, SYSTEM, RefusalCode.ILLEGAL_TRANSITION, "ILLEGAL_TRANSITION");
+    }
+
+    @Test
+    void aFinishedOcrStageMustReportTheMarkdownPointer() {
+        long id = parsing();
+        refuse(id, Event.OCR_DONE, SYSTEM, RefusalCode.GUARD_REFUSED, EtlTask.MARKDOWN_POINTER_MISSING);
+        assertThat(apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN)).state()).isEqualTo(State.LLM_PROCESSING);
+    }
+
+    @Test
+    void retryFromPostprocessReusesTheOcrMarkdown() {
+        long id = postprocessFailed();
+        assertThat(task(id).attribute(EtlTask.ERROR_CODE)).isEqualTo("LLM_TIMEOUT");
+        var llm = apply(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"));
+        assertThat(llm.state()).isEqualTo(State.LLM_PROCESSING);
+        assertThat(llm.attribute(ATTEMPT_POSTPROCESS)).isEqualTo("2");
+        assertThat(llm.attribute(ATTEMPT_OCR)).isEqualTo("1");
+        assertThat(llm.attribute(MARKDOWN_KEY)).isEqualTo(MARKDOWN);
+        assertThat(llm.attributes().contains(EtlTask.ERROR_CODE)).isFalse();
+    }
+
+    @Test
+    void retryFromPostprocessIsRefusedWithoutTheMarkdownPointer() {
+        long id = parsing();
+        apply(id, Event.OCR_FAILED, SYSTEM.set(EtlTask.ERROR_CODE, "MINERU_ERROR"));
+        var r = refuse(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"), RefusalCode.GUARD_REFUSED,
+                EtlTask.MARKDOWN_POINTER_MISSING);
+        assertThat(r.message()).contains("from-stage-postprocess");
+        // a refused postprocess retry never falls back to a full retry
+        assertThat(task(id).state()).isEqualTo(State.FAILED);
+    }
+
+    @Test
+    void retryFromMineruStartsOverAndDropsTheOldMarkdown() {
+        long id = postprocessFailed();
+        var pending = apply(id, Event.RETRY, ALICE);
+        assertThat(pending.state()).isEqualTo(State.PENDING);
+        assertThat(pending.attribute(PHASE)).isEqualTo("ocr");
+        var parsing = apply(id, Event.START_OCR, SYSTEM);
+        assertThat(parsing.attribute(ATTEMPT_OCR)).isEqualTo("2");
+        assertThat(parsing.attributes().contains(MARKDOWN_KEY)).isFalse();
+        apply(id, Event.OCR_FAILED, SYSTEM);
+        assertThat(task(id).attribute(EtlTask.ERROR_CODE)).isEqualTo("UNKNOWN_ERROR");
+        refuse(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"), RefusalCode.GUARD_REFUSED, EtlTask.MARKDOWN_POINTER_MISSING);
+        assertThat(apply(id, Event.RETRY, ALICE.set(FROM_STAGE, "mineru")).state()).isEqualTo(State.PENDING);
+    }
+
+    @Test
+    void aRetryFromAnUnknownStageIsRefused() {
+        long id = postprocessFailed();
+        refuse(id, Event.RETRY, ALICE.set(FROM_STAGE, "embedding"), RefusalCode.GUARD_REFUSED, EtlTask.INVALID_FROM_STAGE);
+        refuse(id, Event.RETRY, SYSTEM.set(FROM_STAGE, "mineru"), RefusalCode.ILLEGAL_TRANSITION, "ILLEGAL_TRANSITION");
+    }
+
+    @Test
+    void completedAndCancelledAreTerminal() {
+        assertThat(machine().terminals()).containsExactlyInAnyOrder(State.COMPLETED, State.CANCELLED);
+    }
+}

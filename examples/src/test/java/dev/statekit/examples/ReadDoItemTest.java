@@ -1,0 +1,305 @@
+package dev.statekit.examples;
+
+import static dev.statekit.examples.ReadDoItem.ARCHIVE_REASON;
+import static dev.statekit.examples.ReadDoItem.ERROR_CODE;
+import static dev.statekit.examples.ReadDoItem.FAILED_STEP;
+import static dev.statekit.examples.ReadDoItem.MESSAGE;
+import static dev.statekit.examples.ReadDoItem.RETRYABLE;
+import static dev.statekit.examples.ReadDoItem.RUN_ID;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.RefusalCode;
+import dev.statekit.core.Task;
+import dev.statekit.core.Transition;
+import dev.statekit.examples.ReadDoItem.Event;
+import dev.statekit.examples.ReadDoItem.State;
+import dev.statekit.store.TriggerSource;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+class ReadDoItemTest extends MachineContract<State, Event> {
+    static final Command ALICE = Command.user("alice");
+    static final Command SYSTEM = Command.system();
+
+    @Override
+    Machine<State, Event> machine() {
+        return ReadDoItem.MACHINE;
+    }
+
+    @Override
+    Map<String, String> namedRefusals() {
+        return Map.of("PROCESSING/PROCESS", ReadDoItem.PROCESSING_IN_PROGRESS,
+                "PROCESSING/ARCHIVE", ReadDoItem.PROCESSING_IN_PROGRESS);
+    }
+
+    @Override
+    Command command(Transition<State, Event> row, TriggerSource source, Task<State> task) {
+        Command c = base(source);
+        return switch (row.event()) {
+            case PIPELINE_SUCCEEDED -> artifacts(c, task.attribute(RUN_ID));
+            case EXTRACTION_FAILED -> failure(c, "EXTRACTION_FETCH_FAILED", true);
+            case AI_FAILED -> failure(c, "AI_TIMEOUT", true).set(FAILED_STEP, "summarize");
+            case EXPORT_FAILED -> failure(c, "EXPORT_WRITE_FAILED", true);
+            case UNARCHIVE -> row.to() == State.QUEUED ? c.set(ReadDoItem.REGENERATE, "true") : c;
+            default -> c;
+        };
+    }
+
+    static Command artifacts(Command c, @Nullable String run) {
+        for (String a : ReadDoItem.REQUIRED_ARTIFACTS) c = c.set(ReadDoItem.artifactKey(a), String.valueOf(run));
+        return c;
+    }
+
+    static Command failure(Command c, String code, boolean retryable) {
+        return c.set(ERROR_CODE, code).set(MESSAGE, "step failed: " + code).set(RETRYABLE, Boolean.toString(retryable));
+    }
+
+    /** Creates an item and brings it to PROCESSING. */
+    long processing() {
+        long id = create();
+        apply(id, Event.ENQUEUE, SYSTEM);
+        apply(id, Event.LEASE, SYSTEM.set(ReadDoItem.LEASE_OWNER, "worker-1"));
+        return id;
+    }
+
+    /** Creates an item and brings it to READY. */
+    long ready() {
+        long id = processing();
+        apply(id, Event.PIPELINE_SUCCEEDED, artifacts(SYSTEM, task(id).attribute(RUN_ID)));
+        return id;
+    }
+
+    long failedAi(boolean retryable) {
+        long id = processing();
+        apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_SCHEMA_INVALID", retryable).set(FAILED_STEP, "todos"));
+        return id;
+    }
+
+    @Test
+    void processWhileProcessingIsRefusedWithProcessingInProgress() {
+        long id = processing();
+        var r = refuse(id, Event.PROCESS, ALICE, RefusalCode.ILLEGAL_TRANSITION, ReadDoItem.PROCESSING_IN_PROGRESS);
+        assertThat(r.code().httpStatus()).isEqualTo(409);
+        assertThat(r.message()).contains("being processed");
+        refuse(id, Event.ARCHIVE, ALICE, RefusalCode.ILLEGAL_TRANSITION, ReadDoItem.PROCESSING_IN_PROGRESS);
+    }
+
+    @Test
+    void everyLeaseStartsANewRun() {
+        long id = processing();
+        assertThat(task(id).attribute(RUN_ID)).isEqualTo("run-1");
+        assertThat(task(id).attribute(ReadDoItem.LEASE_OWNER)).isEqualTo("worker-1");
+        var queued = apply(id, Event.LEASE_EXPIRED, SYSTEM.reason("lease timeout"));
+        assertThat(queued.state()).isEqualTo(State.QUEUED);
+        assertThat(queued.attributes().contains(ReadDoItem.LEASE_OWNER)).isFalse();
+        assertThat(apply(id, Event.LEASE, SYSTEM).attribute(RUN_ID)).isEqualTo("run-2");
+    }
+
+    @Test
+    void theReadyGateNeedsEveryArtifactOfTheCurrentRun() {
+        long id = processing();
+        Command partial = SYSTEM;
+        for (String a : new String[] {"summary", "score", "todos"}) partial = partial.set(ReadDoItem.artifactKey(a), "run-1");
+        var r = refuse(id, Event.PIPELINE_SUCCEEDED, partial, RefusalCode.GUARD_REFUSED, ReadDoItem.ARTIFACTS_INCOMPLETE);
+        assertThat(r.message()).contains(ReadDoItem.ARTIFACTS_COMPLETE).contains("card").doesNotContain("summary");
+
+        var ready = apply(id, Event.PIPELINE_SUCCEEDED, partial.set(ReadDoItem.artifactKey("card"), "run-1"));
+        assertThat(ready.state()).isEqualTo(State.READY);
+        assertThat(ready.attributes().contains(ReadDoItem.LEASE_OWNER)).isFalse();
+    }
+
+    @Test
+    void aStaleRunCannotMakeTheItemReady() {
+        long id = processing();
+        apply(id, Event.LEASE_EXPIRED, SYSTEM);
+        apply(id, Event.LEASE, SYSTEM);
+        // the first worker finishes late, reporting the artifacts of run-1
+        refuse(id, Event.PIPELINE_SUCCEEDED, artifacts(SYSTEM, "run-1"), RefusalCode.GUARD_REFUSED, ReadDoItem.ARTIFACTS_INCOMPLETE);
+        assertThat(apply(id, Event.PIPELINE_SUCCEEDED, artifacts(SYSTEM, "run-2")).state()).isEqualTo(State.READY);
+    }
+
+    @Test
+    void aFailureRecordsStepCodeMessageAndRetryable() {
+        long extraction = processing();
+        var failed = apply(extraction, Event.EXTRACTION_FAILED, failure(SYSTEM, "EXTRACTION_PARSE_FAILED", false));
+        assertThat(failed.state()).isEqualTo(State.FAILED_EXTRACTION);
+        assertThat(failed.attribute(FAILED_STEP)).isEqualTo("extract");
+        assertThat(failed.attribute(ERROR_CODE)).isEqualTo("EXTRACTION_PARSE_FAILED");
+        assertThat(failed.attribute(MESSAGE)).isEqualTo("step failed: EXTRACTION_PARSE_FAILED");
+        assertThat(failed.attribute(RETRYABLE)).isEqualTo("false");
+
+        long ai = failedAi(true);
+        assertThat(task(ai).state()).isEqualTo(State.FAILED_AI);
+        assertThat(task(ai).attribute(FAILED_STEP)).isEqualTo("todos");
+        assertThat(task(ai).attribute(RETRYABLE)).isEqualTo("true");
+
+        long export = ready();
+        var exportFailed = apply(export, Event.EXPORT_FAILED, ALICE.set(ERROR_CODE, "EXPORT_RENDER_FAILED").set(MESSAGE, "render failed"));
+        assertThat(exportFailed.state()).isEqualTo(State.FAILED_EXPORT);
+        assertThat(exportFailed.attribute(FAILED_STEP)).isEqualTo("export");
+        assertThat(exportFailed.attribute(RETRYABLE)).isEqualTo("false");
+    }
+
+    @Test
+    void aFailureReportMustDescribeTheFailure() {
+        long id = processing();
+        refuse(id, Event.EXTRACTION_FAILED, SYSTEM.set(ERROR_CODE, "EXTRACTION_FETCH_FAILED"),
+                RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        refuse(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true),
+                RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        refuse(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true).set(FAILED_STEP, "extract"),
+                RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        assertThat(apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true).set(FAILED_STEP, "card")).state())
+                .isEqualTo(State.FAILED_AI);
+    }
+
+    @Test
+    void autoRetryOnlyRetriesRetryableFailures() {
+        long permanent = failedAi(false);
+        refuse(permanent, Event.AUTO_RETRY, SYSTEM, RefusalCode.GUARD_REFUSED, ReadDoItem.NOT_RETRYABLE);
+        // the user may still retry it
+        assertThat(apply(permanent, Event.PROCESS, ALICE).state()).isEqualTo(State.QUEUED);
+
+        long retryableFailure = failedAi(true);
+        var queued = apply(retryableFailure, Event.AUTO_RETRY, SYSTEM);
+        assertThat(queued.state()).isEqualTo(State.QUEUED);
+    }
+
+    @Test
+    void retryClearsTheFailureAndTheNextLeaseStartsANewRun() {
+        long id = failedAi(true);
+        var queued = apply(id, Event.PROCESS, ALICE.reason("retry"));
+        for (String key : new String[] {FAILED_STEP, ERROR_CODE, MESSAGE, RETRYABLE}) {
+            assertThat(queued.attributes().contains(key)).as(key).isFalse();
+        }
+        assertThat(apply(id, Event.LEASE, SYSTEM).attribute(RUN_ID)).isEqualTo("run-2");
+    }
+
+    @Test
+    void regenerateFromReadyQueuesANewRunWhileTheOldArtifactsStay() {
+        long id = ready();
+        var queued = apply(id, Event.PROCESS, ALICE.reason("regenerate"));
+        assertThat(queued.state()).isEqualTo(State.QUEUED);
+        assertThat(queued.attribute(ReadDoItem.artifactKey("card"))).isEqualTo("run-1");
+        apply(id, Event.LEASE, SYSTEM);
+        // the artifacts of run-1 do not make run-2 ready
+        refuse(id, Event.PIPELINE_SUCCEEDED, SYSTEM, RefusalCode.GUARD_REFUSED, ReadDoItem.ARTIFACTS_INCOMPLETE);
+    }
+
+    @Test
+    void unarchiveReturnsToReadyWhenTheArtifactsAreCompleteAndNoRegenerateIsAsked() {
+        long id = ready();
+        assertThat(apply(id, Event.ARCHIVE, ALICE).attribute(ARCHIVE_REASON)).isEqualTo("USER_ARCHIVE");
+        var ready = apply(id, Event.UNARCHIVE, ALICE);
+        assertThat(ready.state()).isEqualTo(State.READY);
+        assertThat(ready.attributes().contains(ARCHIVE_REASON)).isFalse();
+    }
+
+    @Test
+    void unarchiveWithRegenerateQueuesTheItem() {
+        long id = ready();
+        apply(id, Event.ARCHIVE, ALICE);
+        var queued = apply(id, Event.UNARCHIVE, ALICE.set(ReadDoItem.REGENERATE, "true"));
+        assertThat(queued.state()).isEqualTo(State.QUEUED);
+        assertThat(queued.attributes().contains(ReadDoItem.REGENERATE)).isFalse();
+    }
+
+    @Test
+    void unarchiveOfAnItemWithIncompleteArtifactsQueuesIt() {
+        long id = failedAi(false);
+        var archived = apply(id, Event.ARCHIVE, ALICE);
+        assertThat(archived.attribute(ARCHIVE_REASON)).isEqualTo("FAILURE_ARCHIVE");
+        var queued = apply(id, Event.UNARCHIVE, ALICE);
+        assertThat(queued.state()).isEqualTo(State.QUEUED);
+        assertThat(queued.attributes().contains(FAILED_STEP)).isFalse();
+    }
+
+    @Test
+    void archiveKeepsAReasonTheUserGives() {
+        long id = ready();
+        assertThat(apply(id, Event.ARCHIVE, ALICE.set(ARCHIVE_REASON, "SYSTEM_SKIP")).attribute(ARCHIVE_REASON))
+                .isEqualTo("SYSTEM_SKIP");
+    }
+
+    @Test
+    void reExportWithTheSameExportKeyIsIdempotent() {
+        long id = ready();
+        Command export = ALICE.idempotencyKey("export-card-v1-tpl-v1");
+        var first = fire(id, Event.EXPORT_SUCCEEDED, export).orElseThrow();
+        assertThat(first.task().state()).isEqualTo(State.SHIPPED);
+        long version = first.task().version();
+
+        var repeated = fire(id, Event.EXPORT_SUCCEEDED, export).orElseThrow();
+        assertThat(repeated.replayed()).isTrue();
+        assertThat(repeated.task().version()).isEqualTo(version);
+        assertThat(repeated.entry()).isEqualTo(first.entry());
+
+        var reExport = fire(id, Event.EXPORT_SUCCEEDED, ALICE.idempotencyKey("export-card-v2-tpl-v1")).orElseThrow();
+        assertThat(reExport.replayed()).isFalse();
+        assertThat(reExport.task().state()).isEqualTo(State.SHIPPED);
+        assertThat(reExport.task().version()).isEqualTo(version + 1);
+    }
+
+    @Test
+    void retryExportFromFailedExportShipsAndClearsTheFailure() {
+        long id = ready();
+        apply(id, Event.EXPORT_FAILED, failure(ALICE, "EXPORT_WRITE_FAILED", true));
+        var stillFailed = apply(id, Event.EXPORT_FAILED, failure(ALICE, "EXPORT_RENDER_FAILED", false));
+        assertThat(stillFailed.state()).isEqualTo(State.FAILED_EXPORT);
+        assertThat(stillFailed.attribute(ERROR_CODE)).isEqualTo("EXPORT_RENDER_FAILED");
+        var shipped = apply(id, Event.EXPORT_SUCCEEDED, ALICE);
+        assertThat(shipped.state()).isEqualTo(State.SHIPPED);
+        assertThat(shipped.attributes().contains(FAILED_STEP)).isFalse();
+        assertThat(shipped.attributes().contains(ERROR_CODE)).isFalse();
+    }
+
+    @Test
+    void aFailedReExportKeepsTheItemShipped() {
+        long id = ready();
+        apply(id, Event.MARK_SHIPPED, ALICE);
+        var shipped = apply(id, Event.EXPORT_FAILED, failure(SYSTEM, "EXPORT_WRITE_FAILED", true));
+        assertThat(shipped.state()).isEqualTo(State.SHIPPED);
+        assertThat(shipped.attribute(ReadDoItem.LAST_EXPORT_ERROR_CODE)).isEqualTo("EXPORT_WRITE_FAILED");
+        assertThat(shipped.attribute(ReadDoItem.LAST_EXPORT_ERROR_MESSAGE)).isEqualTo("step failed: EXPORT_WRITE_FAILED");
+        for (String key : new String[] {FAILED_STEP, ERROR_CODE, MESSAGE, RETRYABLE}) {
+            assertThat(shipped.attributes().contains(key)).as(key).isFalse();
+        }
+    }
+
+    @Test
+    void exportIsRefusedBeforeTheItemIsReady() {
+        long id = create();
+        for (Event e : new Event[] {Event.EXPORT_SUCCEEDED, Event.EXPORT_FAILED, Event.MARK_SHIPPED}) {
+            refuse(id, e, ALICE, RefusalCode.ILLEGAL_TRANSITION, "ILLEGAL_TRANSITION");
+        }
+    }
+
+    @Test
+    void captureIsEnqueuedBySystemOrProcessedByTheUser() {
+        long auto = create();
+        assertThat(apply(auto, Event.ENQUEUE, SYSTEM).state()).isEqualTo(State.QUEUED);
+        refuse(create(), Event.ENQUEUE, ALICE, RefusalCode.ILLEGAL_TRANSITION, "ILLEGAL_TRANSITION");
+        assertThat(apply(create(), Event.PROCESS, ALICE).state()).isEqualTo(State.QUEUED);
+    }
+
+    @Test
+    void noStateIsTerminal() {
+        assertThat(machine().terminals()).isEmpty();
+        for (State s : machine().states()) assertThat(machine().allowedEvents(s)).as("%s", s).isNotEmpty();
+    }
+
+    @Test
+    void unarchiveHasAGuardedRowAndAFallback() {
+        assertThat(machine().target(State.ARCHIVED, Event.UNARCHIVE)).isNull();
+        assertThat(machine().transitions(State.ARCHIVED, Event.UNARCHIVE))
+                .extracting(t -> t.to(), t -> t.guarded())
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(State.READY, true),
+                        org.assertj.core.groups.Tuple.tuple(State.QUEUED, false));
+        Outcome<State> o = fire(create(), Event.UNARCHIVE, ALICE);
+        assertThat(o.isApplied()).isFalse();
+    }
+}
