@@ -28,6 +28,34 @@ class CompressionTaskTest extends MachineContract<State, Event> {
     static final Command SYSTEM = Command.system();
 
     @Override
+    List<String> expectedRows() {
+        return List.of(
+                "CREATED ENQUEUE QUEUED S",
+                "QUEUED START RUNNING S",
+                "RUNNING SUCCEED COMPLETED S",
+                "RUNNING FAIL FAILED S",
+                "RUNNING RETRYABLE_ERROR RETRYING S [retry-budget]",
+                "RETRYING BACKOFF_ELAPSED QUEUED S",
+                "FAILED RETRY QUEUED U",
+                "RUNNING INTERRUPT INTERRUPTED S",
+                "INTERRUPTED RECOVER QUEUED S",
+                "INTERRUPTED FAIL FAILED S",
+                "QUEUED SKIP CANCELED U",
+                "QUEUED BLOCK BLOCKED S [reason-given]",
+                "BLOCKED UNBLOCK QUEUED S",
+                "QUEUED PAUSE PAUSED U",
+                "PAUSED RESUME QUEUED U",
+                "CREATED CANCEL CANCELED U",
+                "QUEUED CANCEL CANCELED U",
+                "RUNNING CANCEL CANCELED U",
+                "RETRYING CANCEL CANCELED U",
+                "PAUSED CANCEL CANCELED U",
+                "FAILED CANCEL CANCELED U",
+                "INTERRUPTED CANCEL CANCELED U",
+                "BLOCKED CANCEL CANCELED U");
+    }
+
+    @Override
     Machine<State, Event> machine() {
         return CompressionTask.MACHINE;
     }

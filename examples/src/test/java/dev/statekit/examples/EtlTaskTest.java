@@ -16,6 +16,7 @@ import dev.statekit.core.Transition;
 import dev.statekit.examples.EtlTask.Event;
 import dev.statekit.examples.EtlTask.State;
 import dev.statekit.store.TriggerSource;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,19 @@ class EtlTaskTest extends MachineContract<State, Event> {
     static final Command ALICE = Command.user("alice");
     static final Command SYSTEM = Command.system();
     static final String MARKDOWN = "etl/tasks/42/mineru.md";
+
+    @Override
+    List<String> expectedRows() {
+        return List.of(
+                "PENDING START_OCR MINERU_PARSING S",
+                "MINERU_PARSING OCR_DONE LLM_PROCESSING S [markdown-pointer]",
+                "MINERU_PARSING OCR_FAILED FAILED S",
+                "LLM_PROCESSING POSTPROCESS_DONE COMPLETED S",
+                "LLM_PROCESSING POSTPROCESS_FAILED FAILED S",
+                "PENDING CANCEL CANCELLED U",
+                "FAILED RETRY LLM_PROCESSING U [from-stage-postprocess]",
+                "FAILED RETRY PENDING U [from-stage-mineru]");
+    }
 
     @Override
     Machine<State, Event> machine() {

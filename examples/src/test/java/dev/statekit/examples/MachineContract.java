@@ -61,6 +61,12 @@ abstract class MachineContract<S extends Enum<S>, E extends Enum<E>> {
         return base(source);
     }
 
+    /**
+     * Returns the rows the seed asks for, restated independently of the machine's code, one per
+     * line: {@code FROM EVENT TO SOURCES [guard]}, with sources {@code S}, {@code U} or {@code SU}.
+     */
+    abstract List<String> expectedRows();
+
     /** Returns the named refusal codes, keyed by {@code STATE/EVENT}. */
     Map<String, String> namedRefusals() {
         return Map.of();
@@ -188,6 +194,16 @@ abstract class MachineContract<S extends Enum<S>, E extends Enum<E>> {
         assertThat(r.state()).isEqualTo(c.state());
         assertThat(r.event()).isEqualTo(c.event().name());
         assertThat(r.code().httpStatus()).isEqualTo(409);
+    }
+
+    @Test
+    void theTableHoldsExactlyTheRowsTheSeedAsksFor() {
+        List<String> actual = new ArrayList<>();
+        for (Transition<S, E> t : machine().transitions()) {
+            String sources = (t.allows(TriggerSource.SYSTEM) ? "S" : "") + (t.allows(TriggerSource.USER) ? "U" : "");
+            actual.add(t.from() + " " + t.event() + " " + t.to() + " " + sources + (t.guarded() ? " [" + t.guardName() + "]" : ""));
+        }
+        assertThat(actual).containsExactlyInAnyOrderElementsOf(expectedRows().stream().map(r -> r.trim().replaceAll(" +", " ")).toList());
     }
 
     @Test

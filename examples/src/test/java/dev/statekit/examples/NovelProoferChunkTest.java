@@ -13,10 +13,26 @@ import dev.statekit.core.Transition;
 import dev.statekit.examples.NovelProoferChunk.Event;
 import dev.statekit.examples.NovelProoferChunk.State;
 import dev.statekit.store.TriggerSource;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class NovelProoferChunkTest extends MachineContract<State, Event> {
     static final Command SYSTEM = Command.system();
+
+    @Override
+    List<String> expectedRows() {
+        return List.of(
+                "PENDING START PROCESSING S",
+                "PROCESSING SUCCEED DONE S",
+                "PROCESSING FAIL ERROR S",
+                "PROCESSING RETRYABLE_ERROR RETRYING S",
+                "RETRYING BACKOFF_DONE PROCESSING S",
+                "RETRYING SUCCEED DONE S",
+                "RETRYING FAIL ERROR S",
+                "ERROR RETRY_FAILED PENDING U",
+                "PROCESSING RELEASE PENDING S",
+                "RETRYING RELEASE PENDING S");
+    }
 
     @Override
     Machine<State, Event> machine() {

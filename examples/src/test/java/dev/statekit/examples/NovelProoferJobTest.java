@@ -21,6 +21,24 @@ class NovelProoferJobTest extends MachineContract<State, Event> {
     static final Machine<NovelProoferChunk.State, NovelProoferChunk.Event> CHUNK = NovelProoferChunk.MACHINE;
 
     @Override
+    List<String> expectedRows() {
+        return List.of(
+                "QUEUED START RUNNING S",
+                "RUNNING VALIDATE_DONE PAUSED S [phase-validate]",
+                "PAUSED START_PROCESS RUNNING U [phase-process]",
+                "RUNNING PAUSE PAUSED U [phase-process]",
+                "RUNNING PROCESS_FAILED ERROR S [phase-process]",
+                "ERROR RETRY_FAILED QUEUED U",
+                "RUNNING PROCESS_DONE PAUSED S [phase-process]",
+                "PAUSED MERGE RUNNING U [phase-merge]",
+                "RUNNING MERGE_DONE DONE S [phase-merge]",
+                "QUEUED RESET CANCELLED U",
+                "RUNNING RESET CANCELLED U",
+                "PAUSED RESET CANCELLED U",
+                "ERROR RESET CANCELLED U");
+    }
+
+    @Override
     Machine<State, Event> machine() {
         return NovelProoferJob.MACHINE;
     }

@@ -17,6 +17,7 @@ import dev.statekit.core.Transition;
 import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
 import dev.statekit.store.TriggerSource;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,42 @@ import org.junit.jupiter.api.Test;
 class ReadDoItemTest extends MachineContract<State, Event> {
     static final Command ALICE = Command.user("alice");
     static final Command SYSTEM = Command.system();
+
+    @Override
+    List<String> expectedRows() {
+        return List.of(
+                "CAPTURED ENQUEUE QUEUED S",
+                "QUEUED LEASE PROCESSING S",
+                "PROCESSING PIPELINE_SUCCEEDED READY S [artifacts-complete]",
+                "PROCESSING EXTRACTION_FAILED FAILED_EXTRACTION S [failure-described]",
+                "PROCESSING AI_FAILED FAILED_AI S [ai-failure-described]",
+                "READY EXPORT_SUCCEEDED SHIPPED SU",
+                "READY MARK_SHIPPED SHIPPED U",
+                "FAILED_EXPORT EXPORT_SUCCEEDED SHIPPED SU",
+                "READY ARCHIVE ARCHIVED U",
+                "FAILED_EXTRACTION PROCESS QUEUED U",
+                "FAILED_AI PROCESS QUEUED U",
+                "FAILED_EXPORT PROCESS QUEUED U",
+                "FAILED_EXTRACTION AUTO_RETRY QUEUED S [retryable]",
+                "FAILED_AI AUTO_RETRY QUEUED S [retryable]",
+                "FAILED_EXPORT AUTO_RETRY QUEUED S [retryable]",
+                "FAILED_EXTRACTION ARCHIVE ARCHIVED U",
+                "FAILED_AI ARCHIVE ARCHIVED U",
+                "FAILED_EXPORT ARCHIVE ARCHIVED U",
+                "ARCHIVED UNARCHIVE READY U [artifacts-complete-no-regenerate]",
+                "ARCHIVED UNARCHIVE QUEUED U",
+                "SHIPPED ARCHIVE ARCHIVED U",
+                "SHIPPED EXPORT_SUCCEEDED SHIPPED SU",
+                "READY EXPORT_FAILED FAILED_EXPORT SU [failure-described]",
+                "FAILED_EXPORT EXPORT_FAILED FAILED_EXPORT SU [failure-described]",
+                "SHIPPED EXPORT_FAILED SHIPPED SU [failure-described]",
+                "READY PROCESS QUEUED U",
+                "CAPTURED ARCHIVE ARCHIVED U",
+                "QUEUED ARCHIVE ARCHIVED U",
+                "PROCESSING LEASE_EXPIRED QUEUED S",
+                "CAPTURED PROCESS QUEUED U",
+                "ARCHIVED PROCESS QUEUED U");
+    }
 
     @Override
     Machine<State, Event> machine() {
