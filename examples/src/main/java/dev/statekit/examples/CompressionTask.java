@@ -55,7 +55,7 @@ public final class CompressionTask {
 
     /** The state of a task. */
     public enum State {
-        /** Created, not yet queued (brief). */
+        /** Created, not yet queued: a short-lived state. */
         CREATED,
         /** Waiting to run. */
         QUEUED,
