@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * Start from {@link #system()} or {@link #user(String)}.
  */
 public final class Command {
-    private static final Command SYSTEM = new Command(TriggerSource.SYSTEM, null, null, null, Map.of(), -1);
+    private static final Command SYSTEM = new Command(TriggerSource.SYSTEM, null, null, null, Map.of(), -1, -1);
 
     private final TriggerSource source;
     private final @Nullable String actor;
@@ -24,9 +24,12 @@ public final class Command {
     private final @Nullable String idempotencyKey;
     private final Map<String, @Nullable String> attributes;
     private final long expectedVersion;
+    private final long leaseToken;
 
     private Command(TriggerSource source, @Nullable String actor, @Nullable String reason,
-                    @Nullable String idempotencyKey, Map<String, @Nullable String> attributes, long expectedVersion) {
+                    @Nullable String idempotencyKey, Map<String, @Nullable String> attributes, long expectedVersion,
+                    long leaseToken) {
+        this.leaseToken = leaseToken;
         this.source = source;
         this.actor = actor;
         this.reason = reason;
@@ -46,13 +49,13 @@ public final class Command {
      * @throws IllegalArgumentException if {@code actor} is blank
      */
     public static Command user(String actor) {
-        return new Command(TriggerSource.USER, requireText(actor, "actor"), null, null, Map.of(), -1);
+        return new Command(TriggerSource.USER, requireText(actor, "actor"), null, null, Map.of(), -1, -1);
     }
 
     /** Returns a command triggered by {@code source}, with no actor. */
     public static Command by(TriggerSource source) {
         Objects.requireNonNull(source, "source");
-        return source == TriggerSource.SYSTEM ? SYSTEM : new Command(source, null, null, null, Map.of(), -1);
+        return source == TriggerSource.SYSTEM ? SYSTEM : new Command(source, null, null, null, Map.of(), -1, -1);
     }
 
     private static String requireText(@Nullable String value, String what) {
@@ -63,12 +66,12 @@ public final class Command {
 
     /** Returns this command with {@code actorName} as its actor. */
     public Command actor(String actorName) {
-        return new Command(source, requireText(actorName, "actor"), reason, idempotencyKey, attributes, expectedVersion);
+        return new Command(source, requireText(actorName, "actor"), reason, idempotencyKey, attributes, expectedVersion, leaseToken);
     }
 
     /** Returns this command with a free-text reason, recorded in history. */
     public Command reason(String text) {
-        return new Command(source, actor, Objects.requireNonNull(text, "reason"), idempotencyKey, attributes, expectedVersion);
+        return new Command(source, actor, Objects.requireNonNull(text, "reason"), idempotencyKey, attributes, expectedVersion, leaseToken);
     }
 
     /**
@@ -77,7 +80,7 @@ public final class Command {
      * applied commands, so a refused command may be repeated with its key.
      */
     public Command idempotencyKey(String key) {
-        return new Command(source, actor, reason, requireText(key, "idempotency key"), attributes, expectedVersion);
+        return new Command(source, actor, reason, requireText(key, "idempotency key"), attributes, expectedVersion, leaseToken);
     }
 
     /** Returns this command setting attribute {@code key} to {@code value}. */
@@ -93,7 +96,7 @@ public final class Command {
     private Command withAttribute(String key, @Nullable String value) {
         LinkedHashMap<String, @Nullable String> copy = new LinkedHashMap<>(attributes);
         copy.put(key, value);
-        return new Command(source, actor, reason, idempotencyKey, Collections.unmodifiableMap(copy), expectedVersion);
+        return new Command(source, actor, reason, idempotencyKey, Collections.unmodifiableMap(copy), expectedVersion, leaseToken);
     }
 
     /**
@@ -104,7 +107,28 @@ public final class Command {
      */
     public Command expectVersion(long version) {
         if (version < 0) throw new IllegalArgumentException("expected version must be >= 0, was " + version);
-        return new Command(source, actor, reason, idempotencyKey, attributes, version);
+        return new Command(source, actor, reason, idempotencyKey, attributes, version, leaseToken);
+    }
+
+    /**
+     * Returns this command issued under the lease with {@code fencingToken}: it is refused with
+     * {@link RefusalCode#LEASE_LOST} when the task's lease was released, taken over or expired,
+     * so a worker that lost its lease cannot commit.
+     *
+     * @throws IllegalArgumentException if {@code fencingToken} is negative
+     */
+    public Command underLease(long fencingToken) {
+        if (fencingToken < 0) throw new IllegalArgumentException("fencing token must be >= 0, was " + fencingToken);
+        return new Command(source, actor, reason, idempotencyKey, attributes, expectedVersion, fencingToken);
+    }
+
+    /** Returns the fencing token the command was issued under, if any. */
+    public OptionalLong leaseToken() {
+        return leaseToken < 0 ? OptionalLong.empty() : OptionalLong.of(leaseToken);
+    }
+
+    long leaseTokenOrMinusOne() {
+        return leaseToken;
     }
 
     /** Returns who triggers the command. */

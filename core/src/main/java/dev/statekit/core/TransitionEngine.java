@@ -8,6 +8,7 @@ import dev.statekit.store.Change;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.StatekitException;
@@ -150,6 +151,17 @@ public final class TransitionEngine {
      *         the machine; exceptions of guards, effects and the store propagate, and nothing is written
      */
     public <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command) {
+        return fire(machine, taskId, event, command, null);
+    }
+
+    /** Adjusts the snapshot a transition writes beyond state and attributes (lease, counters, schedule). */
+    @FunctionalInterface
+    interface Adjust {
+        void adjust(TaskRecord current, TaskRecord.Builder next);
+    }
+
+    <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
+                                                           @Nullable Adjust adjust) {
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(event, "event");
         Objects.requireNonNull(command, "command");
@@ -161,7 +173,7 @@ public final class TransitionEngine {
                 Optional<HistoryEntry> prior = store.findCommand(taskId, key);
                 if (prior.isPresent()) return replay(machine, current, prior.get());
             }
-            Object decision = decide(machine, current, event, command);
+            Object decision = decide(machine, current, event, command, adjust);
             if (decision instanceof Outcome.Refused<?>) {
                 @SuppressWarnings("unchecked")
                 Outcome.Refused<S> refused = (Outcome.Refused<S>) decision;
@@ -257,7 +269,7 @@ public final class TransitionEngine {
             Optional<HistoryEntry> prior = store.findCommand(f.taskId(), key);
             if (prior.isPresent()) return replay(f.machine(), current, prior.get());
         }
-        return decide(f.machine(), current, f.event(), f.command());
+        return decide(f.machine(), current, f.event(), f.command(), null);
     }
 
     private <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> appliedOf(Machine<S, E> machine, Change change) {
@@ -277,8 +289,22 @@ public final class TransitionEngine {
     }
 
     /** Decides one command against one snapshot: returns a {@link Change} or an {@link Outcome.Refused}. */
-    private <S extends Enum<S>, E extends Enum<E>> Object decide(Machine<S, E> machine, TaskRecord current, E event, Command command) {
+    private <S extends Enum<S>, E extends Enum<E>> Object decide(Machine<S, E> machine, TaskRecord current, E event,
+                                                                 Command command, @Nullable Adjust adjust) {
         S from = stateOf(machine, current);
+        long token = command.leaseTokenOrMinusOne();
+        Instant now = null;
+        if (token >= 0) {
+            now = clock.now();
+            Lease lease = current.lease();
+            if (lease == null || lease.fencingToken() != token || !lease.expiresAt().isAfter(now)) {
+                return new Outcome.Refused<S>(RefusalCode.LEASE_LOST, RefusalCode.LEASE_LOST.name(),
+                        "the lease with fencing token " + token + " on task " + current.id() + " is "
+                                + (lease == null ? "released" : lease.fencingToken() != token ? "taken over (now token "
+                                + lease.fencingToken() + ")" : "expired since " + lease.expiresAt()) + "; the result is discarded",
+                        current.id(), from, event.name());
+            }
+        }
         long expected = command.expectedVersionOrMinusOne();
         if (expected >= 0 && expected != current.version()) {
             return new Outcome.Refused<S>(RefusalCode.VERSION_CONFLICT, RefusalCode.VERSION_CONFLICT.name(),
@@ -322,8 +348,13 @@ public final class TransitionEngine {
             if (effect != null) effect.apply(view != null ? view : new Task<>(from, current), command, changes);
             attributes = attributes.with(changes);
         }
-        Instant now = clock.now();
+        if (now == null) now = clock.now();
         TaskRecord next = current.transitioned(chosen.to().name(), attributes, now);
+        if (adjust != null) {
+            TaskRecord.Builder b = next.toBuilder();
+            adjust.adjust(current, b);
+            next = b.build();
+        }
         HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event.name(),
                 command.source(), command.actor(), command.reason(), now, command.idempotencyKey());
         return new Change(current.version(), next, entry);

@@ -1,13 +1,20 @@
 package dev.statekit.store;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
@@ -17,18 +24,36 @@ import org.jspecify.annotations.Nullable;
  * {@link Store}, for tests, simulations and single-process hosts that need no durability.
  *
  * <p>Each task lives in a slot guarded by its own monitor, so writes to different tasks do not
- * contend; {@link #applyAll} locks the slots it touches in ascending id order.
+ * contend; {@link #applyAll} locks the slots it touches in ascending id order. Claims on one queue
+ * are serialised by that queue's monitor (taken before any slot monitor, never after), which is
+ * what makes the queue's concurrency limit exact.
+ *
+ * <p>Runnable tasks are found through an index kept only for the states that claims and due-time
+ * scans have asked about, so a store used without a runtime pays nothing for it.
  */
 public final class InMemoryStore implements Store {
 
     /** The default payload limit, in characters. */
     public static final int DEFAULT_MAX_PAYLOAD_CHARS = 1 << 20;
 
+    private static final Comparator<Key> CLAIM_ORDER = Comparator.comparingInt(Key::priority).reversed()
+            .thenComparingLong(Key::sequence).thenComparingLong(Key::id);
+
     private final Slots tasks = new Slots();
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
+    private final AtomicLong frontSequences = new AtomicLong();
+    private final AtomicLong fencingTokens = new AtomicLong();
     private final int maxPayloadChars;
+
+    // machine -> states indexed for it (copy-on-write sets)
+    private final ConcurrentHashMap<String, Set<String>> indexedStates = new ConcurrentHashMap<>();
+    // machine \0 queue \0 state -> tasks in claim order
+    private final ConcurrentHashMap<String, ConcurrentSkipListSet<Key>> index = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Boolean> leasedIds = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, AtomicInteger> leasedPerQueue = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, QueueSlot> queues = new ConcurrentHashMap<>();
 
     /** Creates an empty store with the default payload limit. */
     public InMemoryStore() {
@@ -46,14 +71,27 @@ public final class InMemoryStore implements Store {
         this.maxPayloadChars = maxPayloadChars;
     }
 
+    /** A task's place in the claim order. */
+    private record Key(int priority, long sequence, long id) {}
+
     /** The mutable home of one task; every field is guarded by the slot's monitor. */
     private static final class Slot {
         volatile TaskRecord task;
         final ArrayList<HistoryEntry> history = new ArrayList<>(4);
         @Nullable HashMap<String, HistoryEntry> commands;
+        boolean cancelRequested;
 
         Slot(TaskRecord task) {
             this.task = task;
+        }
+    }
+
+    /** The control record of one queue; its monitor serialises claims on the queue. */
+    private static final class QueueSlot {
+        volatile QueueRecord record;
+
+        QueueSlot(QueueRecord record) {
+            this.record = record;
         }
     }
 
@@ -91,6 +129,8 @@ public final class InMemoryStore implements Store {
         }
     }
 
+    // --- create, find, apply ----------------------------------------------------------------
+
     @Override
     public CreateResult create(NewTask spec) {
         String payload = spec.payload();
@@ -113,7 +153,11 @@ public final class InMemoryStore implements Store {
         TaskRecord record = new TaskRecord(id, spec.machine(), spec.machineVersion(), spec.state(), spec.queue(),
                 spec.priority(), sequences.incrementAndGet(), spec.parentId(), 0, 0, null, spec.notBefore(), null,
                 spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.createdAt(), spec.createdAt(), 0);
-        tasks.put(id, new Slot(record));
+        Slot slot = new Slot(record);
+        synchronized (slot) {
+            tasks.put(id, slot);
+            reindex(null, record);
+        }
         return record;
     }
 
@@ -130,7 +174,7 @@ public final class InMemoryStore implements Store {
         synchronized (slot) {
             ApplyResult refusal = check(slot, change);
             if (refusal != null) return refusal;
-            write(slot, change);
+            write(slot, change.next(), change.entry());
         }
         return ApplyResult.APPLIED;
     }
@@ -139,18 +183,18 @@ public final class InMemoryStore implements Store {
     public ApplyResult applyAll(List<Change> changes) {
         if (changes.isEmpty()) throw new IllegalArgumentException("no changes to apply");
         if (changes.size() == 1) return apply(changes.get(0));
-        Slot[] slots = new Slot[changes.size()];
         Change[] sorted = changes.toArray(new Change[0]);
         Arrays.sort(sorted, Comparator.comparingLong(c -> c.next().id()));
-        for (int i = 0; i < sorted.length; i++) {
-            if (i > 0 && sorted[i].next().id() == sorted[i - 1].next().id()) {
+        for (int i = 1; i < sorted.length; i++) {
+            if (sorted[i].next().id() == sorted[i - 1].next().id()) {
                 throw new IllegalArgumentException("two changes for task " + sorted[i].next().id());
             }
         }
         for (Change c : changes) {
             if (tasks.get(c.next().id()) == null) return ApplyResult.notFound(c.next().id());
         }
-        for (int i = 0; i < sorted.length; i++) slots[i] = tasks.get(sorted[i].next().id());
+        Slot[] slots = new Slot[sorted.length];
+        for (int i = 0; i < sorted.length; i++) slots[i] = Objects.requireNonNull(tasks.get(sorted[i].next().id()));
         return lockAndApply(slots, sorted, changes, 0);
     }
 
@@ -162,11 +206,10 @@ public final class InMemoryStore implements Store {
             }
         }
         for (Change c : original) {
-            Slot slot = slots[indexOf(sorted, c)];
-            ApplyResult refusal = check(slot, c);
+            ApplyResult refusal = check(slots[indexOf(sorted, c)], c);
             if (refusal != null) return refusal;
         }
-        for (int j = 0; j < sorted.length; j++) write(slots[j], sorted[j]);
+        for (int j = 0; j < sorted.length; j++) write(slots[j], sorted[j].next(), sorted[j].entry());
         return ApplyResult.APPLIED;
     }
 
@@ -190,15 +233,100 @@ public final class InMemoryStore implements Store {
         return null;
     }
 
-    private static void write(Slot slot, Change change) {
-        slot.history.add(change.entry());
-        String key = change.entry().commandKey();
+    /** Writes a new snapshot and its entry; the caller holds the slot's monitor. */
+    private void write(Slot slot, TaskRecord next, HistoryEntry entry) {
+        TaskRecord old = slot.task;
+        next = keepMetadata(old, next);
+        slot.history.add(entry);
+        String key = entry.commandKey();
         if (key != null) {
             if (slot.commands == null) slot.commands = new HashMap<>();
-            slot.commands.put(key, change.entry());
+            slot.commands.put(key, entry);
         }
-        slot.task = change.next();
+        slot.task = next;
+        reindex(old, next);
     }
+
+    // Priority and sequence change only through reorder; a kept lease keeps its renewed expiry.
+    private static TaskRecord keepMetadata(TaskRecord stored, TaskRecord next) {
+        Lease sl = stored.lease();
+        Lease nl = next.lease();
+        boolean sameLease = sl != null && nl != null && sl.fencingToken() == nl.fencingToken()
+                && nl.expiresAt().isBefore(sl.expiresAt());
+        if (stored.priority() == next.priority() && stored.sequence() == next.sequence() && !sameLease) return next;
+        return next.toBuilder().priority(stored.priority()).sequence(stored.sequence())
+                .lease(sameLease ? sl : nl).build();
+    }
+
+    // --- index ------------------------------------------------------------------------------
+
+    private static String group(String machine, String queue, String state) {
+        return machine + '\u0000' + queue + '\u0000' + state;
+    }
+
+    /** Keeps the claim index and the lease bookkeeping in step with one task; caller holds its monitor. */
+    private void reindex(@Nullable TaskRecord old, TaskRecord now) {
+        Set<String> states = indexedStates.get(now.machine());
+        if (states != null) {
+            boolean sameKey = old != null && old.state().equals(now.state()) && old.queue().equals(now.queue())
+                    && old.priority() == now.priority() && old.sequence() == now.sequence();
+            if (!sameKey) {
+                if (old != null && states.contains(old.state())) {
+                    ConcurrentSkipListSet<Key> set = index.get(group(old.machine(), old.queue(), old.state()));
+                    if (set != null) set.remove(new Key(old.priority(), old.sequence(), old.id()));
+                }
+                if (states.contains(now.state())) indexSet(now).add(new Key(now.priority(), now.sequence(), now.id()));
+            }
+        }
+        boolean wasLeased = old != null && old.lease() != null;
+        boolean isLeased = now.lease() != null;
+        if (wasLeased != isLeased || (old != null && isLeased && !old.queue().equals(now.queue()))) {
+            if (wasLeased) {
+                leasedIds.remove(old.id());
+                leasedCounter(old.queue()).decrementAndGet();
+            }
+            if (isLeased) {
+                leasedIds.put(now.id(), Boolean.TRUE);
+                leasedCounter(now.queue()).incrementAndGet();
+            }
+        }
+    }
+
+    private ConcurrentSkipListSet<Key> indexSet(TaskRecord t) {
+        return index.computeIfAbsent(group(t.machine(), t.queue(), t.state()), k -> new ConcurrentSkipListSet<>(CLAIM_ORDER));
+    }
+
+    private AtomicInteger leasedCounter(String queue) {
+        return leasedPerQueue.computeIfAbsent(queue, k -> new AtomicInteger());
+    }
+
+    /** Makes sure {@code states} of {@code machine} are indexed, building the index once from every task. */
+    private void ensureIndexed(String machine, Collection<String> states) {
+        Set<String> current = indexedStates.get(machine);
+        if (current != null && current.containsAll(states)) return;
+        synchronized (indexedStates) {
+            current = indexedStates.getOrDefault(machine, Set.of());
+            if (current.containsAll(states)) return;
+            java.util.HashSet<String> merged = new java.util.HashSet<>(current);
+            merged.addAll(states);
+            indexedStates.put(machine, Set.copyOf(merged));
+            // Publish first, then scan: a write after publication indexes itself; the scan takes each
+            // slot's monitor, so it sees every write that happened before.
+            long last = ids.get();
+            for (long id = 1; id <= last; id++) {
+                Slot slot = tasks.get(id);
+                if (slot == null) continue;
+                synchronized (slot) {
+                    TaskRecord t = slot.task;
+                    if (t.machine().equals(machine) && states.contains(t.state())) {
+                        indexSet(t).add(new Key(t.priority(), t.sequence(), t.id()));
+                    }
+                }
+            }
+        }
+    }
+
+    // --- read -------------------------------------------------------------------------------
 
     @Override
     public Optional<HistoryEntry> findCommand(long taskId, String commandKey) {
@@ -229,5 +357,245 @@ public final class InMemoryStore implements Store {
         if (matching.size() <= query.limit()) return new Page<>(matching, null);
         List<TaskRecord> page = matching.subList(0, query.limit());
         return new Page<>(page, page.get(page.size() - 1).id());
+    }
+
+    // --- running work -----------------------------------------------------------------------
+
+    private QueueSlot queueSlot(String queue) {
+        return queues.computeIfAbsent(queue, q -> new QueueSlot(QueueRecord.defaults(q)));
+    }
+
+    @Override
+    public List<TaskRecord> claim(ClaimRequest request) {
+        List<String> from = new ArrayList<>();
+        for (ClaimRule r : request.rules()) from.add(r.from());
+        ensureIndexed(request.machine(), from);
+        QueueSlot qs = queueSlot(request.queue());
+        List<TaskRecord> claimed = new ArrayList<>();
+        synchronized (qs) {
+            QueueRecord q = qs.record;
+            if (q.paused()) return List.of();
+            int room = request.max();
+            if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - leasedCounter(request.queue()).get());
+            List<ConcurrentSkipListSet<Key>> sets = new ArrayList<>();
+            for (String state : from) {
+                ConcurrentSkipListSet<Key> set = index.get(group(request.machine(), request.queue(), state));
+                if (set != null) sets.add(set);
+            }
+            int skipped = q.skippedLower();
+            while (room > 0) {
+                Key top = null;
+                Key lower = null;
+                for (ConcurrentSkipListSet<Key> set : sets) {
+                    for (Key k : set) {
+                        if (!runnable(k.id(), request)) continue;
+                        if (top == null || CLAIM_ORDER.compare(k, top) < 0) {
+                            if (top != null && top.priority() < k.priority()) lower = better(lower, top);
+                            top = k;
+                        } else if (k.priority() < top.priority()) {
+                            lower = better(lower, k);
+                        }
+                        if (k.priority() < (top == null ? Integer.MIN_VALUE : top.priority())) break;
+                    }
+                }
+                if (top == null) break;
+                if (lower != null && lower.priority() >= top.priority()) lower = null;
+                Key pick = top;
+                if (lower != null && request.starvationLimit() > 0 && skipped >= request.starvationLimit()) {
+                    pick = lower;
+                    skipped = 0;
+                } else {
+                    skipped = lower != null ? skipped + 1 : 0;
+                }
+                TaskRecord t = claimOne(pick.id(), request);
+                if (t != null) {
+                    claimed.add(t);
+                    room--;
+                }
+            }
+            if (skipped != q.skippedLower()) {
+                qs.record = new QueueRecord(q.name(), q.paused(), q.pauseReason(), q.concurrency(), skipped);
+            }
+        }
+        return claimed;
+    }
+
+    private static @Nullable Key better(@Nullable Key a, Key b) {
+        return a == null || CLAIM_ORDER.compare(b, a) < 0 ? b : a;
+    }
+
+    private boolean runnable(long id, ClaimRequest request) {
+        Slot slot = tasks.get(id);
+        if (slot == null) return false;
+        TaskRecord t = slot.task;
+        Instant nb = t.notBefore();
+        return t.lease() == null && (nb == null || !nb.isAfter(request.now())) && request.ruleFor(t.state()) != null
+                && t.queue().equals(request.queue()) && t.machine().equals(request.machine());
+    }
+
+    private @Nullable TaskRecord claimOne(long id, ClaimRequest request) {
+        Slot slot = Objects.requireNonNull(tasks.get(id));
+        synchronized (slot) {
+            if (!runnable(id, request)) return null;
+            TaskRecord t = slot.task;
+            ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()));
+            Instant now = request.now();
+            TaskRecord next = t.toBuilder()
+                    .state(rule.to())
+                    .lease(new Lease(request.owner(), fencingTokens.incrementAndGet(), now.plus(request.leaseDuration())))
+                    .attempts(t.attempts() + 1)
+                    .notBefore(null)
+                    .updatedAt(now)
+                    .version(t.version() + 1)
+                    .build();
+            HistoryEntry entry = new HistoryEntry(id, next.version(), t.state(), rule.to(), rule.event(),
+                    TriggerSource.SYSTEM, request.owner(), "claimed", now, null);
+            slot.cancelRequested = false;
+            write(slot, next, entry);
+            return slot.task;
+        }
+    }
+
+    @Override
+    public RenewResult renew(long taskId, long fencingToken, Instant now, Instant expiresAt) {
+        Slot slot = tasks.get(taskId);
+        if (slot == null) return RenewResult.LOST;
+        synchronized (slot) {
+            TaskRecord t = slot.task;
+            Lease l = t.lease();
+            if (l == null || l.fencingToken() != fencingToken || !l.expiresAt().isAfter(now)) return RenewResult.LOST;
+            if (expiresAt.isAfter(l.expiresAt())) {
+                slot.task = t.toBuilder().lease(new Lease(l.owner(), l.fencingToken(), expiresAt)).build();
+            }
+            return slot.cancelRequested ? RenewResult.RENEWED_CANCEL_REQUESTED : RenewResult.RENEWED;
+        }
+    }
+
+    @Override
+    public List<TaskRecord> expiredLeases(Instant now, int max) {
+        List<TaskRecord> expired = new ArrayList<>();
+        for (Long id : leasedIds.keySet()) {
+            Slot slot = tasks.get(id);
+            if (slot == null) continue;
+            TaskRecord t = slot.task;
+            Lease l = t.lease();
+            if (l != null && !l.expiresAt().isAfter(now)) expired.add(t);
+        }
+        expired.sort(Comparator.comparing((TaskRecord t) -> Objects.requireNonNull(t.lease()).expiresAt()).thenComparingLong(TaskRecord::id));
+        return expired.size() <= max ? expired : List.copyOf(expired.subList(0, max));
+    }
+
+    @Override
+    public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
+        List<TaskRecord> due = new ArrayList<>();
+        forIndexed(machine, states, t -> {
+            Instant nb = t.notBefore();
+            if (t.lease() == null && nb != null && !nb.isAfter(now)) due.add(t);
+        });
+        due.sort(Comparator.comparing((TaskRecord t) -> Objects.requireNonNull(t.notBefore())).thenComparingLong(TaskRecord::id));
+        return due.size() <= max ? due : List.copyOf(due.subList(0, max));
+    }
+
+    @Override
+    public @Nullable Instant nextDue(String machine, Collection<String> states, Instant now) {
+        Instant[] best = {null};
+        forIndexed(machine, states, t -> {
+            Instant nb = t.notBefore();
+            if (t.lease() == null && nb != null && nb.isAfter(now) && (best[0] == null || nb.isBefore(best[0]))) best[0] = nb;
+        });
+        return best[0];
+    }
+
+    private void forIndexed(String machine, Collection<String> states, java.util.function.Consumer<TaskRecord> action) {
+        ensureIndexed(machine, states);
+        String prefix = machine + '\u0000';
+        for (Map.Entry<String, ConcurrentSkipListSet<Key>> e : index.entrySet()) {
+            String g = e.getKey();
+            if (!g.startsWith(prefix) || !states.contains(g.substring(g.lastIndexOf('\u0000') + 1))) continue;
+            for (Iterator<Key> it = e.getValue().iterator(); it.hasNext(); ) {
+                Slot slot = tasks.get(it.next().id());
+                if (slot != null && states.contains(slot.task.state()) && slot.task.machine().equals(machine)) action.accept(slot.task);
+            }
+        }
+    }
+
+    @Override
+    public int leased(String queue) {
+        return leasedCounter(queue).get();
+    }
+
+    @Override
+    public boolean requestCancel(long taskId) {
+        Slot slot = tasks.get(taskId);
+        if (slot == null) return false;
+        synchronized (slot) {
+            slot.cancelRequested = true;
+        }
+        return true;
+    }
+
+    @Override
+    public boolean cancelRequested(long taskId) {
+        Slot slot = tasks.get(taskId);
+        if (slot == null) return false;
+        synchronized (slot) {
+            return slot.cancelRequested;
+        }
+    }
+
+    @Override
+    public boolean reorder(long taskId, int priority, long sequence) {
+        Slot slot = tasks.get(taskId);
+        if (slot == null) return false;
+        synchronized (slot) {
+            TaskRecord old = slot.task;
+            TaskRecord next = old.toBuilder().priority(priority).sequence(sequence).build();
+            slot.task = next;
+            reindex(old, next);
+        }
+        return true;
+    }
+
+    @Override
+    public long nextSequence(boolean front) {
+        return front ? frontSequences.decrementAndGet() : sequences.incrementAndGet();
+    }
+
+    // --- queues -----------------------------------------------------------------------------
+
+    @Override
+    public QueueRecord queue(String queue) {
+        return queueSlot(queue).record;
+    }
+
+    @Override
+    public QueueRecord pauseQueue(String queue, @Nullable String reason) {
+        QueueSlot qs = queueSlot(queue);
+        synchronized (qs) {
+            QueueRecord q = qs.record;
+            qs.record = new QueueRecord(q.name(), true, reason, q.concurrency(), q.skippedLower());
+            return qs.record;
+        }
+    }
+
+    @Override
+    public QueueRecord resumeQueue(String queue) {
+        QueueSlot qs = queueSlot(queue);
+        synchronized (qs) {
+            QueueRecord q = qs.record;
+            qs.record = new QueueRecord(q.name(), false, null, q.concurrency(), q.skippedLower());
+            return qs.record;
+        }
+    }
+
+    @Override
+    public QueueRecord setConcurrency(String queue, int limit) {
+        if (limit < 0) throw new IllegalArgumentException("concurrency limit must be >= 0, was " + limit);
+        QueueSlot qs = queueSlot(queue);
+        synchronized (qs) {
+            QueueRecord q = qs.record;
+            qs.record = new QueueRecord(q.name(), q.paused(), q.pauseReason(), limit, q.skippedLower());
+            return qs.record;
+        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.statekit.store;
 
+import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -28,6 +30,10 @@ public interface Store {
      * Applies one change: writes the new snapshot and appends its history entry if, and only if,
      * the stored task is at {@code change.expectedVersion()} and the entry's command key (if any)
      * was not applied to the task before.
+     *
+     * <p>Scheduling metadata that changes without a version is kept as stored: the priority and
+     * FIFO sequence (changed only by {@link #reorder}) and, when the change keeps the stored
+     * lease's fencing token, the lease's expiry (extended only by {@link #renew}).
      */
     default ApplyResult apply(Change change) {
         return applyAll(List.of(change));
@@ -52,4 +58,80 @@ public interface Store {
 
     /** Returns one page of the tasks matching {@code query}, in ascending id order. */
     Page<TaskRecord> query(TaskQuery query);
+
+    // --- running work -----------------------------------------------------------------------
+
+    /**
+     * Claims runnable tasks as {@link ClaimRequest} describes, atomically per task: each claimed
+     * task moves along its rule (version + 1, one history entry with source SYSTEM and the owner
+     * as actor), gets a lease with a fencing token larger than any the store handed out before,
+     * one more attempt, and no not-before time. The queue's concurrency limit holds across every
+     * process that shares the store.
+     *
+     * @return the claimed tasks, in claim order; empty when nothing is runnable or allowed
+     */
+    List<TaskRecord> claim(ClaimRequest request);
+
+    /**
+     * Extends the lease of {@code taskId} to {@code expiresAt} if it is still held with
+     * {@code fencingToken} and has not expired at {@code now}. An expired lease is never renewed.
+     */
+    RenewResult renew(long taskId, long fencingToken, Instant now, Instant expiresAt);
+
+    /** Returns tasks whose lease expired before or at {@code now}, at most {@code max}, oldest expiry first. */
+    List<TaskRecord> expiredLeases(Instant now, int max);
+
+    /**
+     * Returns tasks of {@code machine} in one of {@code states} that hold no lease and whose
+     * not-before time has come by {@code now}, at most {@code max}, earliest first.
+     */
+    List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max);
+
+    /** Returns the earliest not-before time after {@code now} among lease-free tasks of {@code machine} in {@code states}, or null. */
+    @org.jspecify.annotations.Nullable Instant nextDue(String machine, Collection<String> states, Instant now);
+
+    /** Returns how many tasks of {@code queue} hold a lease. */
+    int leased(String queue);
+
+    /**
+     * Records a request to cancel {@code taskId}; the lease holder learns of it when it renews.
+     *
+     * @return whether the task exists
+     */
+    boolean requestCancel(long taskId);
+
+    /** Returns whether cancelling {@code taskId} was requested since its last claim. */
+    boolean cancelRequested(long taskId);
+
+    /**
+     * Changes the priority and FIFO sequence of {@code taskId} without a version or history
+     * entry (scheduling order is not a state change).
+     *
+     * @return whether the task exists
+     */
+    boolean reorder(long taskId, int priority, long sequence);
+
+    /**
+     * Returns a new FIFO sequence number: larger than every one handed out before, or, with
+     * {@code front}, smaller than every one handed out before.
+     */
+    long nextSequence(boolean front);
+
+    // --- queues -----------------------------------------------------------------------------
+
+    /** Returns the control record of {@code queue} ({@link QueueRecord#defaults} if never set). */
+    QueueRecord queue(String queue);
+
+    /** Pauses {@code queue}: claims stop, running tasks finish. Returns the new record. */
+    QueueRecord pauseQueue(String queue, @org.jspecify.annotations.Nullable String reason);
+
+    /** Resumes {@code queue}. Returns the new record. */
+    QueueRecord resumeQueue(String queue);
+
+    /**
+     * Sets the concurrency limit of {@code queue}; 0 means no limit. Returns the new record.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     */
+    QueueRecord setConcurrency(String queue, int limit);
 }
