@@ -258,10 +258,10 @@ class MachineDefinitionTest {
     }
 
     @Test
-    void mermaidDiagramTakesTheDescriptionAsTitle() {
+    void mermaidDiagramCarriesTheDescriptionAsAComment() {
         Machine<S, Ev> m = Machine.builder("tiny", S.class, Ev.class).description("A tiny machine").states(S.A, S.B)
                 .initial(S.A).terminal(S.B).transition(S.A, Ev.GO, S.B, SYSTEM, USER).build();
-        assertThat(m.toMermaid()).isEqualTo("---\ntitle: A tiny machine\n---\nstateDiagram-v2\n  [*] --> A\n"
+        assertThat(m.toMermaid()).isEqualTo("stateDiagram-v2\n  %% A tiny machine\n  [*] --> A\n"
                 + "  A --> B : GO\n  B --> [*]\n");
     }
 

@@ -7,10 +7,7 @@ import dev.statekit.core.Chunk.Event;
 import dev.statekit.core.Chunk.State;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.TransitionListener;
-import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Attributes;
-import dev.statekit.store.Change;
-import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
@@ -22,6 +19,10 @@ import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
 import java.time.Duration;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -655,61 +656,40 @@ class TransitionEngineTest {
 
     // --- concurrent changes ---------------------------------------------------------------------
 
-    /** A store that lets a test change a task between the engine's read and its write. */
-    static final class InterferingStore implements Store {
+    /**
+     * A store that lets a test change a task between the engine's read and its write: every call
+     * goes to an in-memory store, and {@code beforeNextWrite} runs once before the next write.
+     */
+    static final class InterferingStore implements InvocationHandler {
         final InMemoryStore delegate = new InMemoryStore();
+        final Store store = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, this);
         @Nullable Runnable beforeNextWrite;
         int writes;
 
-        private void interfere() {
-            writes++;
-            Runnable r = beforeNextWrite;
-            beforeNextWrite = null;
-            if (r != null) r.run();
+        @Override
+        public @Nullable Object invoke(Object proxy, Method method, Object @Nullable [] args) throws Throwable {
+            if (method.getName().equals("apply") || method.getName().equals("applyAll")) {
+                writes++;
+                Runnable r = beforeNextWrite;
+                beforeNextWrite = null;
+                if (r != null) r.run();
+            }
+            try {
+                return method.invoke(delegate, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
         }
 
-        @Override
-        public CreateResult create(NewTask task) {
-            return delegate.create(task);
-        }
-
-        @Override
-        public Optional<TaskRecord> find(long id) {
-            return delegate.find(id);
-        }
-
-        @Override
-        public ApplyResult apply(Change change) {
-            interfere();
-            return delegate.apply(change);
-        }
-
-        @Override
-        public ApplyResult applyAll(List<Change> changes) {
-            interfere();
-            return delegate.applyAll(changes);
-        }
-
-        @Override
-        public Optional<HistoryEntry> findCommand(long taskId, String commandKey) {
-            return delegate.findCommand(taskId, commandKey);
-        }
-
-        @Override
-        public List<HistoryEntry> history(long taskId) {
-            return delegate.history(taskId);
-        }
-
-        @Override
-        public Page<TaskRecord> query(TaskQuery query) {
-            return delegate.query(query);
+        List<HistoryEntry> history(long id) {
+            return delegate.history(id);
         }
     }
 
     @Test
     void aCommandThatLosesARaceIsDecidedAgainOnTheNewSnapshot() {
         InterferingStore s = new InterferingStore();
-        TransitionEngine e = TransitionEngine.builder().store(s).clock(clock).build();
+        TransitionEngine e = TransitionEngine.builder().store(s.store).clock(clock).build();
         TransitionEngine direct = TransitionEngine.builder().store(s.delegate).clock(clock).build();
         long id = e.create(Chunk.MACHINE).task().id();
         e.fire(Chunk.MACHINE, id, Event.START).orElseThrow();
@@ -733,11 +713,11 @@ class TransitionEngineTest {
     @Test
     void anExpectedVersionIsNotRetriedAndRetriesAreBounded() {
         InterferingStore s = new InterferingStore();
-        TransitionEngine once = TransitionEngine.builder().store(s).clock(clock).maxConflictRetries(0).build();
+        TransitionEngine once = TransitionEngine.builder().store(s.store).clock(clock).maxConflictRetries(0).build();
         TransitionEngine direct = TransitionEngine.builder().store(s.delegate).clock(clock).build();
         long id = once.create(Chunk.MACHINE).task().id();
         s.beforeNextWrite = () -> direct.fire(Chunk.MACHINE, id, Event.START).orElseThrow();
-        TransitionEngine retrying = TransitionEngine.builder().store(s).clock(clock).build();
+        TransitionEngine retrying = TransitionEngine.builder().store(s.store).clock(clock).build();
         Outcome.Refused<State> withVersion = refused(retrying.fire(Chunk.MACHINE, id, Event.START, Command.system().expectVersion(0)));
         assertThat(withVersion.code()).isEqualTo(RefusalCode.VERSION_CONFLICT);
         assertThat(withVersion.message()).contains("no longer at the expected version 0");
@@ -754,7 +734,7 @@ class TransitionEngineTest {
     @Test
     void aKeyAppliedConcurrentlyBecomesAReplay() {
         InterferingStore s = new InterferingStore();
-        TransitionEngine e = TransitionEngine.builder().store(s).clock(clock).build();
+        TransitionEngine e = TransitionEngine.builder().store(s.store).clock(clock).build();
         TransitionEngine direct = TransitionEngine.builder().store(s.delegate).clock(clock).build();
         long id = e.create(Chunk.MACHINE).task().id();
         Outcome<State>[] winner = newOutcomes(1);
@@ -780,7 +760,7 @@ class TransitionEngineTest {
     @Test
     void aBatchThatLosesARaceIsDecidedAgain() {
         InterferingStore s = new InterferingStore();
-        TransitionEngine e = TransitionEngine.builder().store(s).clock(clock).build();
+        TransitionEngine e = TransitionEngine.builder().store(s.store).clock(clock).build();
         TransitionEngine direct = TransitionEngine.builder().store(s.delegate).clock(clock).build();
         long a = e.create(Chunk.MACHINE).task().id();
         long b = e.create(Chunk.MACHINE).task().id();
