@@ -6,8 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -355,6 +362,93 @@ class InMemoryStoreTest {
         assertThat(get(t.id())).isSameAs(c.next());
         assertThat(t.version()).isZero();
         assertThat(Duration.between(t.updatedAt(), get(t.id()).updatedAt())).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void concurrentCreationsWithOneKeyCreateOneTask() throws Exception {
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CyclicBarrier gate = new CyclicBarrier(threads);
+            List<Future<List<CreateResult>>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    gate.await(30, TimeUnit.SECONDS);
+                    List<CreateResult> results = new ArrayList<>();
+                    for (int k = 0; k < 200; k++) results.add(store.create(newTask("job", "P", "q", null, "key-" + k)));
+                    return results;
+                }));
+            }
+            Map<String, List<CreateResult>> byKey = new HashMap<>();
+            for (Future<List<CreateResult>> f : futures) {
+                for (CreateResult r : f.get(60, TimeUnit.SECONDS)) {
+                    byKey.computeIfAbsent(r.task().idempotencyKey(), k -> new ArrayList<>()).add(r);
+                }
+            }
+            assertThat(byKey).hasSize(200);
+            byKey.forEach((key, results) -> {
+                assertThat(results).hasSize(threads);
+                assertThat(results).filteredOn(CreateResult::created).as("creations of %s", key).hasSize(1);
+                assertThat(results).extracting(r -> r.task().id()).as("ids of %s", key).containsOnly(results.get(0).task().id());
+            });
+            assertThat(store.query(TaskQuery.all().limit(1000)).items()).hasSize(200);
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void concurrentBatchesOverOverlappingTasksAreAtomic() throws Exception {
+        int threads = 4;
+        int rounds = 300;
+        long[] ids = new long[3];
+        for (int i = 0; i < ids.length; i++) ids[i] = store.create(newTask("job", "S")).task().id();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CyclicBarrier gate = new CyclicBarrier(threads);
+            List<Future<Map<String, long[]>>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    gate.await(30, TimeUnit.SECONDS);
+                    Map<String, long[]> applied = new HashMap<>();
+                    for (int i = 0; i < rounds; i++) {
+                        // pairs in both orders, so that two batches may want the same two locks
+                        long first = ids[(thread + i) % 3];
+                        long second = ids[(thread + i + 1 + i % 2) % 3];
+                        String key = "t" + thread + "-" + i;
+                        ApplyResult r = store.applyAll(List.of(move(get(first), "S", key), move(get(second), "S", key)));
+                        if (r.applied()) applied.put(key, new long[] {first, second});
+                        else assertThat(r.status()).isEqualTo(ApplyResult.Status.VERSION_CONFLICT);
+                    }
+                    return applied;
+                }));
+            }
+            Map<String, long[]> applied = new HashMap<>();
+            for (Future<Map<String, long[]>> f : futures) applied.putAll(f.get(60, TimeUnit.SECONDS));
+            assertThat(applied).isNotEmpty();
+            long entries = 0;
+            for (long id : ids) {
+                List<HistoryEntry> history = store.history(id);
+                assertThat(get(id).version()).isEqualTo(history.size());
+                for (int i = 0; i < history.size(); i++) assertThat(history.get(i).version()).isEqualTo(i + 1);
+                for (HistoryEntry e : history) {
+                    long[] pair = applied.get(e.commandKey());
+                    assertThat(pair).as("entry %s belongs to an applied batch", e.commandKey()).isNotNull();
+                    assertThat(pair).contains(id);
+                }
+                entries += history.size();
+            }
+            assertThat(entries).as("both changes of every applied batch, nothing else").isEqualTo(2L * applied.size());
+            applied.forEach((key, pair) -> {
+                assertThat(store.findCommand(pair[0], key)).isPresent();
+                assertThat(store.findCommand(pair[1], key)).isPresent();
+            });
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
     }
 
     private List<Long> ids(TaskQuery q) {
