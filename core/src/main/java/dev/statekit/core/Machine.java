@@ -35,6 +35,8 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private final String name;
     private final int version;
     private final @Nullable String description;
+    private final @Nullable RunPolicy<S, E> runPolicy;
+    private final boolean[] holdsLease;
     private final Class<S> stateType;
     private final Class<E> eventType;
     private final S initial;
@@ -74,6 +76,8 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         this.name = b.name;
         this.version = b.version;
         this.description = b.description;
+        this.runPolicy = b.runPolicy;
+        this.holdsLease = new boolean[b.stateType.getEnumConstants().length];
         this.stateType = b.stateType;
         this.eventType = b.eventType;
         this.initial = Objects.requireNonNull(b.initial);
@@ -128,6 +132,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
             }
         }
         this.allowedAny = List.copyOf(any);
+        if (runPolicy != null) for (S r : runPolicy.runningStates(this)) holdsLease[r.ordinal()] = true;
         List<List<Set<E>>> frozen = new ArrayList<>();
         for (List<Set<E>> l : perSource) frozen.add(List.copyOf(l));
         this.allowedBySource = List.copyOf(frozen);
@@ -196,6 +201,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
                 defects.add("state " + s + " is not terminal but no row leaves it");
             }
         }
+        if (b.runPolicy != null) defects.addAll(b.runPolicy.defects(b.rows));
         if (!defects.isEmpty()) throw new MachineDefinitionException(b.name, defects);
         return new Machine<>(b, states);
     }
@@ -208,6 +214,16 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     /** Returns the definition's version. */
     public int version() {
         return version;
+    }
+
+    /** Returns how the machine's tasks are run, or null when it declares no run policy. */
+    public @Nullable RunPolicy<S, E> runPolicy() {
+        return runPolicy;
+    }
+
+    /** Returns the one-line description, or null. */
+    public @Nullable String description() {
+        return description;
     }
 
     /** Returns the enum of states. */
@@ -287,6 +303,11 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
 
     // --- engine support -------------------------------------------------------------------
 
+    /** Whether a task keeps its lease in {@code state}: true only for the run policy's running states. */
+    boolean holdsLease(S state) {
+        return holdsLease[state.ordinal()];
+    }
+
     Transition<S, E> @Nullable [] candidates(S from, E event, TriggerSource source) {
         return bySource[source.ordinal()][from.ordinal()][event.ordinal()];
     }
@@ -296,14 +317,15 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     }
 
     /**
-     * Returns the machine as a Mermaid {@code stateDiagram-v2}: one edge per row labelled with its
+     * Returns the machine as a Mermaid {@code stateDiagram-v2} (the description, if any, as a
+     * comment on the second line): one edge per row labelled with its
      * event (and guard, and {@code (user)} or {@code (system)} where only one source may fire it),
      * the initial state entered from {@code [*]} and terminal states leading to {@code [*]}.
      */
     public String toMermaid() {
         StringBuilder sb = new StringBuilder();
-        if (description != null) sb.append("---\ntitle: ").append(description).append("\n---\n");
         sb.append("stateDiagram-v2\n");
+        if (description != null) sb.append("  %% ").append(description.replace('\n', ' ')).append('\n');
         sb.append("  [*] --> ").append(initial.name()).append('\n');
         for (Transition<S, E> t : rows) {
             StringJoiner label = new StringJoiner(" ");

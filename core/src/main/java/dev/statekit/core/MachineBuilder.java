@@ -30,6 +30,7 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
     final List<Transition<S, E>> rows = new ArrayList<>();
     final Map<S, Map<E, Machine.Refusal>> refusals;
     @Nullable String description;
+    @Nullable RunPolicy<S, E> runPolicy;
 
     MachineBuilder(String name, Class<S> stateType, Class<E> eventType) {
         this.name = Objects.requireNonNull(name, "name");
@@ -98,6 +99,18 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(message, "message");
         refusals.computeIfAbsent(state, k -> new EnumMap<>(eventType)).put(event, new Machine.Refusal(code, message));
+        return this;
+    }
+
+    /**
+     * Declares how the machine's tasks are run by a runtime: claimable states, the events for
+     * worker results, waits, cancellation, blocking, recovery and retries. Checked against the
+     * table by {@link #build()}.
+     */
+    public MachineBuilder<S, E> run(java.util.function.Consumer<RunPolicy.Builder<S, E>> spec) {
+        RunPolicy.Builder<S, E> b = new RunPolicy.Builder<>(stateType);
+        Objects.requireNonNull(spec, "spec").accept(b);
+        this.runPolicy = b.build();
         return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ApplyResult;
@@ -46,7 +47,7 @@ public final class TransitionEngine {
 
     private final Store store;
     private final Clock clock;
-    private final TransitionListener[] listeners;
+    private volatile TransitionListener[] listeners;
     private final int maxConflictRetries;
 
     private TransitionEngine(Builder b) {
@@ -69,6 +70,30 @@ public final class TransitionEngine {
     /** Returns the clock. */
     public Clock clock() {
         return clock;
+    }
+
+    /**
+     * Adds a listener after the engine was built (a runtime subscribes to learn of new work).
+     *
+     * @return a handle that removes the listener again
+     */
+    public Cancellable subscribe(TransitionListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (this) {
+            TransitionListener[] now = listeners;
+            TransitionListener[] next = java.util.Arrays.copyOf(now, now.length + 1);
+            next[now.length] = listener;
+            listeners = next;
+        }
+        return () -> {
+            synchronized (this) {
+                TransitionListener[] now = listeners;
+                List<TransitionListener> rest = new ArrayList<>(List.of(now));
+                boolean removed = rest.remove(listener);
+                listeners = rest.toArray(new TransitionListener[0]);
+                return removed;
+            }
+        };
     }
 
     // --- create -----------------------------------------------------------------------------
@@ -350,6 +375,9 @@ public final class TransitionEngine {
         }
         if (now == null) now = clock.now();
         TaskRecord next = current.transitioned(chosen.to().name(), attributes, now);
+        if (current.lease() != null && !machine.holdsLease(chosen.to())) {
+            next = next.toBuilder().lease(null).build();     // leaving the running states ends the lease
+        }
         if (adjust != null) {
             TaskRecord.Builder b = next.toBuilder();
             adjust.adjust(current, b);

@@ -190,26 +190,27 @@ public final class InMemoryStore implements Store {
                 throw new IllegalArgumentException("two changes for task " + sorted[i].next().id());
             }
         }
-        for (Change c : changes) {
-            if (tasks.get(c.next().id()) == null) return ApplyResult.notFound(c.next().id());
-        }
-        Slot[] slots = new Slot[sorted.length];
-        for (int i = 0; i < sorted.length; i++) slots[i] = Objects.requireNonNull(tasks.get(sorted[i].next().id()));
+        @Nullable Slot[] slots = new Slot[sorted.length];
+        for (int i = 0; i < sorted.length; i++) slots[i] = tasks.get(sorted[i].next().id());
         return lockAndApply(slots, sorted, changes, 0);
     }
 
     // Monitors are taken in ascending id order, so two concurrent applyAll calls cannot deadlock.
-    private ApplyResult lockAndApply(Slot[] slots, Change[] sorted, List<Change> original, int i) {
+    private ApplyResult lockAndApply(@Nullable Slot[] slots, Change[] sorted, List<Change> original, int i) {
         if (i < slots.length) {
-            synchronized (slots[i]) {
+            Slot slot = slots[i];
+            if (slot == null) return lockAndApply(slots, sorted, original, i + 1);
+            synchronized (slot) {
                 return lockAndApply(slots, sorted, original, i + 1);
             }
         }
-        for (Change c : original) {
-            ApplyResult refusal = check(slots[indexOf(sorted, c)], c);
+        for (Change c : original) {           // refusals name the first task in the order given
+            Slot slot = slots[indexOf(sorted, c)];
+            if (slot == null) return ApplyResult.notFound(c.next().id());
+            ApplyResult refusal = check(slot, c);
             if (refusal != null) return refusal;
         }
-        for (int j = 0; j < sorted.length; j++) write(slots[j], sorted[j].next(), sorted[j].entry());
+        for (int j = 0; j < sorted.length; j++) write(Objects.requireNonNull(slots[j]), sorted[j].next(), sorted[j].entry());
         return ApplyResult.APPLIED;
     }
 
@@ -517,6 +518,45 @@ public final class InMemoryStore implements Store {
                 if (slot != null && states.contains(slot.task.state()) && slot.task.machine().equals(machine)) action.accept(slot.task);
             }
         }
+    }
+
+    @Override
+    public List<TaskRecord> leasedBy(String owner, int max) {
+        List<TaskRecord> held = new ArrayList<>();
+        for (Long id : leasedIds.keySet()) {
+            Slot slot = tasks.get(id);
+            if (slot == null) continue;
+            Lease l = slot.task.lease();
+            if (l != null && l.owner().equals(owner)) held.add(slot.task);
+        }
+        held.sort(Comparator.comparingLong(TaskRecord::id));
+        return held.size() <= max ? held : List.copyOf(held.subList(0, max));
+    }
+
+    @Override
+    public List<TaskRecord> peek(ClaimRequest request) {
+        List<String> from = new ArrayList<>();
+        for (ClaimRule r : request.rules()) from.add(r.from());
+        ensureIndexed(request.machine(), from);
+        List<Key> keys = new ArrayList<>();
+        for (String state : from) {
+            ConcurrentSkipListSet<Key> set = index.get(group(request.machine(), request.queue(), state));
+            if (set == null) continue;
+            int taken = 0;
+            for (Key k : set) {
+                if (!runnable(k.id(), request)) continue;
+                keys.add(k);
+                if (++taken >= request.max()) break;
+            }
+        }
+        keys.sort(CLAIM_ORDER);
+        List<TaskRecord> result = new ArrayList<>();
+        for (Key k : keys) {
+            if (result.size() >= request.max()) break;
+            Slot slot = tasks.get(k.id());
+            if (slot != null) result.add(slot.task);
+        }
+        return result;
     }
 
     @Override

@@ -90,6 +90,16 @@ public interface Store {
     /** Returns the earliest not-before time after {@code now} among lease-free tasks of {@code machine} in {@code states}, or null. */
     @org.jspecify.annotations.Nullable Instant nextDue(String machine, Collection<String> states, Instant now);
 
+    /** Returns the tasks whose lease is held by {@code owner}, at most {@code max}. */
+    List<TaskRecord> leasedBy(String owner, int max);
+
+    /**
+     * Returns, without claiming them, the tasks {@code request} would claim next, in claim order
+     * (priority, then FIFO; anti-starvation is not applied), at most {@code request.max()};
+     * ignores whether the queue is paused or full.
+     */
+    List<TaskRecord> peek(ClaimRequest request);
+
     /** Returns how many tasks of {@code queue} hold a lease. */
     int leased(String queue);
 

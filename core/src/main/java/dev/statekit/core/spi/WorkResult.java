@@ -1,0 +1,89 @@
+package dev.statekit.core.spi;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a {@link Worker} reports for one claimed task. The runtime maps it onto the machine's
+ * run policy: success, retryable failure (retried with backoff until the policy's limit, then
+ * fatal), fatal failure, or snooze (run again after a delay without using an attempt).
+ */
+public sealed interface WorkResult {
+
+    /** Returns a success without attribute changes. */
+    static WorkResult success() {
+        return Success.EMPTY;
+    }
+
+    /** Returns a success recording {@code attributes} on the task (a null value removes a key). */
+    static WorkResult success(Map<String, ? extends @Nullable String> attributes) {
+        return new Success(java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes)));
+    }
+
+    /** Returns a retryable failure with a stable code (for example {@code AI_RATE_LIMITED}) and a message. */
+    static WorkResult retryable(String code, String message) {
+        return new Failure(code, message, true, null);
+    }
+
+    /** Returns a fatal failure: the task fails without further automatic retries. */
+    static WorkResult fatal(String code, String message) {
+        return new Failure(code, message, false, null);
+    }
+
+    /** Returns a snooze: the task runs again after {@code delay}, without using an attempt. */
+    static WorkResult snooze(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) throw new IllegalArgumentException("snooze delay must be >= 0, was " + delay);
+        return new Snooze(delay);
+    }
+
+    /**
+     * The work succeeded.
+     *
+     * @param attributes attribute changes to record; a null value removes its key
+     */
+    record Success(Map<String, @Nullable String> attributes) implements WorkResult {
+        static final Success EMPTY = new Success(Map.of());
+
+        /** Creates a success. */
+        public Success {
+            Objects.requireNonNull(attributes, "attributes");
+        }
+    }
+
+    /**
+     * The work failed.
+     *
+     * @param code      a stable code
+     * @param message   a human-readable message
+     * @param retryable whether a retry may succeed
+     * @param step      the step that failed, if the application names steps
+     */
+    record Failure(String code, String message, boolean retryable, @Nullable String step) implements WorkResult {
+        /** Creates a failure. */
+        public Failure {
+            Objects.requireNonNull(code, "code");
+            Objects.requireNonNull(message, "message");
+            if (code.isBlank()) throw new IllegalArgumentException("failure code must not be blank");
+        }
+
+        /** Returns this failure attributed to {@code stepName}. */
+        public Failure atStep(String stepName) {
+            return new Failure(code, message, retryable, Objects.requireNonNull(stepName, "step"));
+        }
+    }
+
+    /**
+     * Run the task again after {@code delay} without using an attempt.
+     *
+     * @param delay how long to wait
+     */
+    record Snooze(Duration delay) implements WorkResult {
+        /** Creates a snooze. */
+        public Snooze {
+            Objects.requireNonNull(delay, "delay");
+        }
+    }
+}
