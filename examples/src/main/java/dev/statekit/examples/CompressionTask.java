@@ -5,7 +5,9 @@ import static dev.statekit.store.TriggerSource.USER;
 
 import dev.statekit.core.Effect;
 import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.Verdict;
+import java.time.Duration;
 import java.util.EnumSet;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +27,19 @@ import org.jspecify.annotations.Nullable;
  * ({@code canceled}, or {@code skipped} after {@link Event#SKIP}); {@value #QUEUE_PLACEMENT}
  * {@code front} for a task re-queued by a manual retry or a crash recovery, which the scheduler
  * puts at the head of its priority.
+ *
+ * <p>Run policy: a runtime is the scheduler. It claims queued tasks with {@link Event#START}
+ * (priority {@link #HIGH}, {@link #NORMAL} or {@link #LOW}, then FIFO; the queue's concurrency
+ * limit of 1 keeps a single task running across every runtime on the store). A worker's success is
+ * {@link Event#SUCCEED}; a retryable error is {@link Event#RETRYABLE_ERROR}, and after the back-off
+ * of {@link #RETRY_POLICY} the runtime fires {@link Event#BACKOFF_ELAPSED}; a fatal error, or a
+ * retryable one past the retries, is {@link Event#FAIL}. {@link Event#CANCEL} cancels a queued task
+ * at once and a running one at its worker's next safe point. A failing precondition (free disk
+ * space) moves a queued task to {@code BLOCKED} ({@link Event#BLOCK}) and back
+ * ({@link Event#UNBLOCK}). A task whose lease is lost to a crash is {@code INTERRUPTED}, then
+ * re-queued at the front once ({@link Event#RECOVER}) or failed ({@link Event#FAIL}), as
+ * {@link #machine(boolean)} chooses. There is no release: no row leads from {@code RUNNING} back to
+ * {@code QUEUED}, so a task still running when its runtime stops is recovered as interrupted.
  */
 public final class CompressionTask {
     /** The attribute counting automatic retries. */
@@ -45,6 +60,13 @@ public final class CompressionTask {
     public static final String CANCEL_REASON = "cancel_reason";
     /** The attribute asking the scheduler to put the task at the head of its priority: front. */
     public static final String QUEUE_PLACEMENT = "queue_placement";
+
+    /** The priority of a High task: larger runs first. */
+    public static final int HIGH = 10;
+    /** The priority of a Normal task (the default). */
+    public static final int NORMAL = 0;
+    /** The priority of a Low task. */
+    public static final int LOW = -10;
 
     /** The named refusal of pausing a running task. */
     public static final String RUNNING_NOT_PAUSABLE = "RUNNING_NOT_PAUSABLE";
@@ -117,10 +139,26 @@ public final class CompressionTask {
 
     private static final Effect<State> TO_FRONT = (task, command, changes) -> changes.put(QUEUE_PLACEMENT, "front");
 
-    /** The compression task machine. */
-    public static final Machine<State, Event> MACHINE;
+    /** The automatic retries: at most 3, after 1 s, 2 s, 4 s … at most 30 s, each shortened by up to a fifth at random. */
+    public static final RetryPolicy RETRY_POLICY =
+            RetryPolicy.exponential(DEFAULT_MAX_RETRIES, Duration.ofSeconds(1), Duration.ofSeconds(MAX_BACKOFF_SECONDS))
+                    .withJitter(0.2);
 
-    static {
+    /** The compression task machine, whose interrupted tasks are recovered automatically once. */
+    public static final Machine<State, Event> MACHINE = build(true);
+
+    /** The same machine with automatic recovery off: an interrupted task fails. */
+    private static final Machine<State, Event> WITHOUT_AUTO_RECOVERY = build(false);
+
+    /**
+     * Returns the machine with automatic recovery of interrupted tasks on ({@link #MACHINE}: back to
+     * the front of the queue, once) or off (the task fails and waits for a manual retry).
+     */
+    public static Machine<State, Event> machine(boolean autoRecover) {
+        return autoRecover ? MACHINE : WITHOUT_AUTO_RECOVERY;
+    }
+
+    private static Machine<State, Event> build(boolean autoRecover) {
         var b = Machine.builder("compression-task", State.class, Event.class)
                 .version(1)
                 .initial(State.CREATED)
@@ -175,7 +213,16 @@ public final class CompressionTask {
             b.row(s, Event.CANCEL, State.CANCELED).by(USER).effect(CANCELED_BY_USER)
                     .label(s == State.RUNNING ? "cancel (safe stop)" : "cancel").add();
         }
-        MACHINE = b.build();
+        return b.run(r -> r.claim(State.QUEUED, Event.START)
+                        .success(Event.SUCCEED)
+                        .retryable(Event.RETRYABLE_ERROR)
+                        .fatal(Event.FAIL)
+                        .afterWait(State.RETRYING, Event.BACKOFF_ELAPSED)
+                        .cancel(Event.CANCEL)
+                        .blocked(State.BLOCKED, Event.BLOCK, Event.UNBLOCK)
+                        .recoverByInterrupt(Event.INTERRUPT, Event.RECOVER, Event.FAIL, autoRecover)
+                        .retry(RETRY_POLICY))
+                .build();
     }
 
     private CompressionTask() {}

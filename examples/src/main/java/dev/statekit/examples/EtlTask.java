@@ -5,6 +5,7 @@ import static dev.statekit.store.TriggerSource.USER;
 
 import dev.statekit.core.Effect;
 import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Verdict;
 import java.util.Map;
@@ -26,6 +27,19 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Cancel is allowed only while the task is still pending in the queue; a task whose processing
  * started is not cancelled ({@value #TASK_ALREADY_STARTED}, 409).
+ *
+ * <p>Run policy: a runtime runs the OCR job. It claims pending tasks with {@link Event#START_OCR}
+ * into {@code MINERU_PARSING}; the worker's success is {@link Event#OCR_DONE} (its attributes carry
+ * {@value #MARKDOWN_KEY}), which chains the post-processing job by entering
+ * {@code LLM_PROCESSING}; its failure is {@link Event#OCR_FAILED}. The table has no row from
+ * {@code MINERU_PARSING} back to {@code PENDING}, so there is no release: an OCR job whose lease
+ * expired fails the task ({@code LEASE_EXPIRED}), which the user may retry. The post-processing
+ * job has no queued state in the table for a runtime to claim it from: the host runs it when a
+ * task enters {@code LLM_PROCESSING} and reports {@link Event#POSTPROCESS_DONE} or
+ * {@link Event#POSTPROCESS_FAILED}. {@link Event#CANCEL} is the cancel event: a runtime's cancel of
+ * a started task is refused with {@value #TASK_ALREADY_STARTED}. A claim applies
+ * {@code PENDING → MINERU_PARSING} without its effect, so the OCR worker reports {@value #PHASE}
+ * and {@value #ATTEMPT_OCR} itself, as progress.
  */
 public final class EtlTask {
     /** The attribute holding the stage: ocr, postprocess or finalize. */
@@ -146,6 +160,12 @@ public final class EtlTask {
                 .label("POST /retry from_stage=mineru (default)").add()
             .refuse(State.MINERU_PARSING, Event.CANCEL, TASK_ALREADY_STARTED, "OCR already started; the task is not cancelled")
             .refuse(State.LLM_PROCESSING, Event.CANCEL, TASK_ALREADY_STARTED, "post-processing already started; the task is not cancelled")
+            .run(r -> r.claim(State.PENDING, Event.START_OCR)
+                    .success(Event.OCR_DONE)
+                    .fatal(Event.OCR_FAILED)
+                    .cancel(Event.CANCEL)
+                    .recoverByFailing()
+                    .retry(RetryPolicy.none()))
             .build();
 
     private EtlTask() {}

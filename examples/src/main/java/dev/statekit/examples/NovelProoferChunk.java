@@ -6,6 +6,8 @@ import static dev.statekit.store.TriggerSource.USER;
 import dev.statekit.core.Command;
 import dev.statekit.core.Effect;
 import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
+import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +22,16 @@ import org.jspecify.annotations.Nullable;
  * {@value #RETRIES}. Later successes keep both: they are the chunk's diagnostic history, not a
  * current error. A manual retry of failed chunks ({@link Event#RETRY_FAILED}) puts them back to
  * {@code pending} to be scheduled again.
+ *
+ * <p>Run policy: a runtime claims pending chunks ({@link Event#START}) and retrying chunks whose
+ * back-off is over ({@link Event#BACKOFF_DONE}), both into {@code processing}. A worker's success
+ * is {@link Event#SUCCEED}, a retryable error {@link Event#RETRYABLE_ERROR} (the runtime sets the
+ * not-before time of the next attempt by {@link #RETRY_POLICY}), a fatal error or the last retry's
+ * error {@link Event#FAIL}. {@link Event#RELEASE} puts a chunk back to {@code pending}: it is the
+ * release (graceful shutdown, snooze), the recovery of an expired lease and of a restart, and the
+ * cancel event, so that stopping a chunk's work for a pause or a reset returns it to
+ * {@code pending} rather than ending it. A worker reports its error with {@value #ERROR_CODE} and
+ * {@value #ERROR_MESSAGE} as progress attributes, which the runtime writes with the failure.
  */
 public final class NovelProoferChunk {
     /** The attribute counting automatic retries of the LLM request. */
@@ -36,6 +48,13 @@ public final class NovelProoferChunk {
     public static final String UNKNOWN_ERROR = "UNKNOWN_ERROR";
     /** The attribute naming the model of the latest (or next) processing of the chunk. */
     public static final String LLM_MODEL = "llm_model";
+
+    /**
+     * The automatic retries of one processing: at most 3, after 1 s, 2 s, 4 s (at most 30 s), each
+     * shortened by up to a fifth at random so that chunks limited at once do not retry at once.
+     */
+    public static final RetryPolicy RETRY_POLICY =
+            RetryPolicy.exponential(3, Duration.ofSeconds(1), Duration.ofSeconds(30)).withJitter(0.2);
 
     /** The state of a chunk. */
     public enum State {
@@ -93,6 +112,15 @@ public final class NovelProoferChunk {
             .row(State.ERROR, Event.RETRY_FAILED, State.PENDING).by(USER).label("manual /retry-failed").add()
             .row(State.PROCESSING, Event.RELEASE, State.PENDING).by(SYSTEM).label("pause, reset or restart heal").add()
             .row(State.RETRYING, Event.RELEASE, State.PENDING).by(SYSTEM).label("pause, reset or restart heal").add()
+            .run(r -> r.claim(State.PENDING, Event.START)
+                    .claim(State.RETRYING, Event.BACKOFF_DONE)
+                    .success(Event.SUCCEED)
+                    .retryable(Event.RETRYABLE_ERROR)
+                    .fatal(Event.FAIL)
+                    .release(Event.RELEASE)
+                    .cancel(Event.RELEASE)
+                    .recoverByRequeue()
+                    .retry(RETRY_POLICY))
             .build();
 
     private NovelProoferChunk() {}

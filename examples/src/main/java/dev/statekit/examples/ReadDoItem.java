@@ -7,6 +7,7 @@ import dev.statekit.core.Command;
 import dev.statekit.core.Effect;
 import dev.statekit.core.Guard;
 import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.Task;
 import dev.statekit.core.Verdict;
 import java.util.ArrayList;
@@ -40,6 +41,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@value #ARCHIVE_REASON}: {@code USER_ARCHIVE}, {@code SYSTEM_SKIP} or
  *       {@code FAILURE_ARCHIVE}.</li>
  * </ul>
+ *
+ * <p>Run policy: a runtime claims queued items with {@link Event#LEASE} (the lease-acquire) into
+ * {@code PROCESSING}; a worker's success is {@link Event#PIPELINE_SUCCEEDED}, which the READY gate
+ * still checks, and any failure is {@link Event#STEP_FAILED}, which the reported
+ * {@value #FAILED_STEP} sends to {@code FAILED_EXTRACTION} or {@code FAILED_AI}. There are no
+ * in-place retries: a retryable failure ends in {@code FAILED_*} with {@value #RETRYABLE}
+ * {@code true}, from where the contract's retry ({@link Event#PROCESS}, {@link Event#AUTO_RETRY})
+ * queues it again. {@link Event#LEASE_EXPIRED} is the release and the recovery of an expired
+ * lease. A claim applies the row {@code QUEUED → PROCESSING} without its effect, so a worker
+ * reports {@value #RUN_ID} and {@value #RUNS} itself, as progress, together with the failure
+ * fields of a failure.
  */
 public final class ReadDoItem {
     /** The attribute holding the current pipeline run id. */
@@ -122,6 +134,11 @@ public final class ReadDoItem {
         EXTRACTION_FAILED,
         /** An AI step failed. */
         AI_FAILED,
+        /**
+         * A pipeline step failed, the step named by {@value ReadDoItem#FAILED_STEP}: {@code extract}
+         * leads to {@code FAILED_EXTRACTION}, an AI step to {@code FAILED_AI}. The runtime's fatal event.
+         */
+        STEP_FAILED,
         /** {@code POST /export} succeeded. */
         EXPORT_SUCCEEDED,
         /** {@code POST /export} failed. */
@@ -186,6 +203,16 @@ public final class ReadDoItem {
                 .guard("ai-failure-described", AI_FAILURE_DESCRIBED)
                 .effect(failure(null))
                 .label("step failure (failed_step=summarize, score, todos or card)").add()
+            // The contract's trigger of both failure rows is "step failure": one event whose
+            // failed_step decides the target. A runtime has a single fatal event, and this is it.
+            .row(State.PROCESSING, Event.STEP_FAILED, State.FAILED_EXTRACTION).by(SYSTEM)
+                .guard("failed-step-extract", (task, command) -> stepFailure(command, false))
+                .effect(failure("extract"))
+                .label("step failure, failed_step=extract").add()
+            .row(State.PROCESSING, Event.STEP_FAILED, State.FAILED_AI).by(SYSTEM)
+                .guard("failed-step-ai", (task, command) -> stepFailure(command, true))
+                .effect(failure(null))
+                .label("step failure, failed_step=summarize, score, todos or card").add()
             // export: success from READY, FAILED_EXPORT (retry export) and SHIPPED (re-export)
             .row(State.READY, Event.EXPORT_SUCCEEDED, State.SHIPPED).by(SYSTEM, USER).label("export success").add()
             .row(State.READY, Event.MARK_SHIPPED, State.SHIPPED).by(USER).label("user marks shipped").add()
@@ -257,6 +284,12 @@ public final class ReadDoItem {
                     "the item is being processed; it cannot be processed twice at once")
             .refuse(State.PROCESSING, Event.ARCHIVE, PROCESSING_IN_PROGRESS,
                     "the item is being processed; archive it once processing ended")
+            .run(r -> r.claim(State.QUEUED, Event.LEASE)
+                    .success(Event.PIPELINE_SUCCEEDED)
+                    .fatal(Event.STEP_FAILED)
+                    .release(Event.LEASE_EXPIRED)
+                    .recoverByRequeue()
+                    .retry(RetryPolicy.none()))
             .build();
 
     private ReadDoItem() {}
@@ -284,6 +317,15 @@ public final class ReadDoItem {
     private static Verdict retryable(Task<State> task, Command command) {
         return Verdict.when("true".equals(task.attribute(RETRYABLE)), NOT_RETRYABLE,
                 "the failure " + task.attribute(ERROR_CODE) + " is not retryable");
+    }
+
+    /** The guard of {@link Event#STEP_FAILED}: a described failure of the extract step, or of an AI step. */
+    private static Verdict stepFailure(Command command, boolean aiStep) {
+        Verdict described = describes(command, aiStep);
+        if (!described.allowed() || aiStep) return described;
+        String step = command.attributes().get(FAILED_STEP);
+        return Verdict.when("extract".equals(step), FAILURE_UNDESCRIBED,
+                "an extraction failure needs " + FAILED_STEP + "=extract, was " + step);
     }
 
     private static Verdict describes(Command command, boolean aiStep) {

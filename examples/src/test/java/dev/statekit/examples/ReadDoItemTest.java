@@ -34,6 +34,8 @@ class ReadDoItemTest extends MachineContract<State, Event> {
                 "PROCESSING PIPELINE_SUCCEEDED READY S [artifacts-complete]",
                 "PROCESSING EXTRACTION_FAILED FAILED_EXTRACTION S [failure-described]",
                 "PROCESSING AI_FAILED FAILED_AI S [ai-failure-described]",
+                "PROCESSING STEP_FAILED FAILED_EXTRACTION S [failed-step-extract]",
+                "PROCESSING STEP_FAILED FAILED_AI S [failed-step-ai]",
                 "READY EXPORT_SUCCEEDED SHIPPED SU",
                 "READY MARK_SHIPPED SHIPPED U",
                 "FAILED_EXPORT EXPORT_SUCCEEDED SHIPPED SU",
@@ -80,6 +82,9 @@ class ReadDoItemTest extends MachineContract<State, Event> {
             case PIPELINE_SUCCEEDED -> artifacts(c, task.attribute(RUN_ID));
             case EXTRACTION_FAILED -> failure(c, "EXTRACTION_FETCH_FAILED", true);
             case AI_FAILED -> failure(c, "AI_TIMEOUT", true).set(FAILED_STEP, "summarize");
+            case STEP_FAILED -> row.to() == State.FAILED_EXTRACTION
+                    ? failure(c, "EXTRACTION_PARSE_FAILED", false).set(FAILED_STEP, "extract")
+                    : failure(c, "AI_RATE_LIMITED", true).set(FAILED_STEP, "score");
             case EXPORT_FAILED -> failure(c, "EXPORT_WRITE_FAILED", true);
             case UNARCHIVE -> row.to() == State.QUEUED ? c.set(ReadDoItem.REGENERATE, "true") : c;
             default -> c;
@@ -192,6 +197,28 @@ class ReadDoItemTest extends MachineContract<State, Event> {
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
         assertThat(apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true).set(FAILED_STEP, "card")).state())
                 .isEqualTo(State.FAILED_AI);
+    }
+
+    @Test
+    void aStepFailureGoesToTheFailedStateOfTheReportedStep() {
+        long id = processing();
+        refuse(id, Event.STEP_FAILED, failure(SYSTEM, "AI_TIMEOUT", true),
+                RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        refuse(id, Event.STEP_FAILED, failure(SYSTEM, "EXPORT_WRITE_FAILED", false).set(FAILED_STEP, "export"),
+                RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        refuse(id, Event.STEP_FAILED, SYSTEM.set(FAILED_STEP, "extract").set(ERROR_CODE, "EXTRACTION_FETCH_FAILED"),
+                RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        var extraction = apply(id, Event.STEP_FAILED, failure(SYSTEM, "EXTRACTION_FETCH_FAILED", true).set(FAILED_STEP, "extract"));
+        assertThat(extraction.state()).isEqualTo(State.FAILED_EXTRACTION);
+        assertThat(extraction.attribute(FAILED_STEP)).isEqualTo("extract");
+        assertThat(extraction.attribute(RETRYABLE)).isEqualTo("true");
+
+        long ai = processing();
+        var failedAi = apply(ai, Event.STEP_FAILED, failure(SYSTEM, "AI_SCHEMA_INVALID", false).set(FAILED_STEP, "todos"));
+        assertThat(failedAi.state()).isEqualTo(State.FAILED_AI);
+        assertThat(failedAi.attribute(FAILED_STEP)).isEqualTo("todos");
+        assertThat(failedAi.attribute(ERROR_CODE)).isEqualTo("AI_SCHEMA_INVALID");
+        assertThat(failedAi.attribute(RETRYABLE)).isEqualTo("false");
     }
 
     @Test
