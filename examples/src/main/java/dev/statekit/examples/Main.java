@@ -8,8 +8,13 @@ import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
+import dev.statekit.examples.hosts.CompressionHost;
+import dev.statekit.examples.hosts.EtlHost;
+import dev.statekit.examples.hosts.NovelProoferHost;
+import dev.statekit.examples.hosts.ReadDoHost;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.Store;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.List;
@@ -20,18 +25,36 @@ import java.util.Optional;
  * The {@code examples} command line.
  *
  * <pre>
- * examples list            the names of the seed machines
- * examples diagram NAME    the Mermaid diagram of machine NAME
- * examples [demo]          a read-do item driven through its lifecycle on an in-memory store
+ * examples [novel-proofer]  the novel-proofer host: a job's chunks proofread by the runtime (the default)
+ * examples read-do          the Read→Do host: items through the pipeline, a failure, a retry, exports
+ * examples etl              the ETL host: OCR chained with post-processing, a cancel refused after start
+ * examples compression      the compression host: one task at a time, priorities, pause, a retry
+ * examples demo             a read-do item driven through its lifecycle by hand on an in-memory store
+ * examples list             the names of the seed machines
+ * examples diagram NAME     the Mermaid diagram of machine NAME
  * </pre>
+ *
+ * <p>The hosts run on the system clock against an in-memory store and end by themselves within
+ * seconds; their exit status is 0 when the run ended as expected.
  */
 public final class Main {
-    private static final String USAGE = "usage: examples [demo | list | diagram NAME]";
+    private static final String USAGE =
+            "usage: examples [novel-proofer | read-do | etl | compression | demo | list | diagram NAME]";
+
+    /** A host program over a store. */
+    @FunctionalInterface
+    private interface Host {
+        int run(Store store, PrintStream out) throws InterruptedException;
+    }
 
     private Main() {}
 
     /** Runs the command line and exits with its status when that is not 0. */
     public static void main(String[] args) {
+        // the runtime logs its life at INFO; the hosts print what happens themselves
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         int status = run(List.of(args), System.out, System.err);
         System.out.flush();
         if (status != 0) System.exit(status);
@@ -40,11 +63,20 @@ public final class Main {
     /**
      * Runs one command line, writing to {@code out} and {@code err}.
      *
-     * @return the exit status: 0 on success, 2 on a usage error or an unknown machine
+     * @return the exit status: 0 on success, 1 when a host did not end as expected, 2 on a usage
+     *         error or an unknown machine
      */
     static int run(List<String> args, PrintStream out, PrintStream err) {
-        String command = args.isEmpty() ? "demo" : args.get(0);
+        String command = args.isEmpty() ? "novel-proofer" : args.get(0);
         switch (command) {
+            case "novel-proofer":
+                return host(args, out, err, NovelProoferHost::run);
+            case "read-do":
+                return host(args, out, err, ReadDoHost::run);
+            case "etl":
+                return host(args, out, err, EtlHost::run);
+            case "compression":
+                return host(args, out, err, CompressionHost::run);
             case "demo":
                 if (args.size() > 1) return usage(err);
                 demo(out);
@@ -70,6 +102,17 @@ public final class Main {
     /** Returns the Mermaid diagram of the seed machine {@code name}, if there is one. */
     static Optional<String> diagram(String name) {
         return SeedMachines.byName(name).map(Machine::toMermaid);
+    }
+
+    private static int host(List<String> args, PrintStream out, PrintStream err, Host host) {
+        if (args.size() > 1) return usage(err);
+        try {
+            return host.run(new InMemoryStore(), out);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("interrupted");
+            return 1;
+        }
     }
 
     private static int usage(PrintStream err) {

@@ -85,10 +85,25 @@ class MainTest {
     }
 
     @Test
-    void theDemoDrivesAnItemThroughItsLifecycle() {
+    void withoutArgumentsTheNovelProoferHostRuns() {
         Run r = run();
         assertThat(r.status()).isZero();
-        assertThat(r.out()).isEqualTo(run("demo").out());
+        assertThat(r.out()).startsWith("novel-proofer host:").contains("summary: job 1 DONE, 6/6 chunks done");
+    }
+
+    @Test
+    void theUsageNamesEveryCommand() {
+        String usage = run("frobnicate").err();
+        for (String command : List.of("novel-proofer", "read-do", "etl", "compression", "demo", "list", "diagram NAME")) {
+            assertThat(usage).contains(command);
+        }
+        assertThat(run("compression", "extra").status()).isEqualTo(2);
+    }
+
+    @Test
+    void theDemoDrivesAnItemThroughItsLifecycle() {
+        Run r = run("demo");
+        assertThat(r.status()).isZero();
         assertThat(r.out())
                 .contains("refused   PROCESS")
                 .contains("ILLEGAL_TRANSITION PROCESSING_IN_PROGRESS")

@@ -1,0 +1,368 @@
+package dev.statekit.examples.hosts;
+
+import dev.statekit.core.CancelResult;
+import dev.statekit.core.Command;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.QueueOptions;
+import dev.statekit.core.Task;
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.Cancellable;
+import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.ErrorClassifier;
+import dev.statekit.core.spi.TransitionListener;
+import dev.statekit.core.spi.WorkContext;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.examples.EtlTask;
+import dev.statekit.examples.EtlTask.Event;
+import dev.statekit.examples.EtlTask.State;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ETL host: a document's OCR job (MineRU) and its post-processing job (rules or an LLM) run
+ * as a chain.
+ *
+ * <p>A {@link TaskRuntime} runs the OCR job: it claims pending tasks on the queue
+ * {@value #OCR_QUEUE} under a lease, and the OCR worker's success, carrying the markdown's storage
+ * key, takes the task to {@code LLM_PROCESSING}. That transition enqueues the post-processing job
+ * on this host's executor, which reads the markdown pointer, post-processes (or, with
+ * {@code postprocess_mode=skip}, wraps the pointer in a stable JSON) and reports
+ * {@code POSTPROCESS_DONE} or {@code POSTPROCESS_FAILED}. The table gives the post-processing
+ * stage no queued state a runtime could claim it from, so it is not leased: on start the host
+ * enqueues post-processing again for every task it finds in {@code LLM_PROCESSING}, and a report
+ * is applied only to the task version its job read, so a duplicate job is refused.
+ *
+ * <p>Control: {@link #cancel} goes through the runtime and is refused with
+ * {@code TASK_ALREADY_STARTED} once a job started; {@link #retry} retries a failed task from
+ * {@code mineru} (OCR again) or {@code postprocess} (only post-processing, on the kept markdown).
+ */
+public final class EtlHost implements AutoCloseable {
+    /** The queue of the OCR jobs. */
+    public static final String OCR_QUEUE = "etl-ocr";
+    /** The task attribute naming the document to parse. */
+    public static final String DOCUMENT = "document";
+    /** The task attribute holding the storage key of the final JSON. */
+    public static final String RESULT_KEY = "result_key";
+
+    /** The OCR of one document. */
+    @FunctionalInterface
+    public interface Ocr {
+        /** Parses the task's document and returns the storage key of the markdown it wrote. */
+        String parse(Task<State> task) throws Exception;
+    }
+
+    /** The post-processing of one parsed document. */
+    @FunctionalInterface
+    public interface PostProcessor {
+        /** Post-processes the markdown at {@code markdownKey} in {@code mode}; returns the storage key of the final JSON. */
+        String process(Task<State> task, String markdownKey, String mode) throws Exception;
+    }
+
+    private static final Set<State> ENDED = EnumSet.of(State.COMPLETED, State.FAILED, State.CANCELLED);
+
+    private final TransitionEngine engine;
+    private final TaskRuntime runtime;
+    private final Executor postExecutor;
+    private final @Nullable ExecutorService ownedPostExecutor;
+    private final Ocr ocr;
+    private final PostProcessor post;
+    private final ErrorClassifier classifier = ErrorClassifier.defaults();
+    private final Cancellable chain;
+
+    /**
+     * Creates a host over {@code store}.
+     *
+     * @param store    where the tasks live
+     * @param clock    the clock of the engine and the runtime
+     * @param executor runs the OCR workers and the post-processing jobs; null for pools of its own
+     * @param owner    the lease owner name
+     * @param ocr      the OCR
+     * @param post     the post-processing
+     */
+    public EtlHost(Store store, Clock clock, @Nullable Executor executor, String owner, Ocr ocr, PostProcessor post) {
+        this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.ocr = Objects.requireNonNull(ocr, "ocr");
+        this.post = Objects.requireNonNull(post, "post");
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
+                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .register(EtlTask.MACHINE, OCR_QUEUE, this::parse, QueueOptions.defaults());
+        if (executor != null) {
+            b.executor(executor);
+            this.postExecutor = executor;
+            this.ownedPostExecutor = null;
+        } else {
+            ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
+                Thread t = new Thread(r, "etl-postprocess");
+                t.setDaemon(true);
+                return t;
+            });
+            this.postExecutor = pool;
+            this.ownedPostExecutor = pool;
+        }
+        this.runtime = b.build();
+        this.chain = engine.subscribe(new Chain());
+    }
+
+    /** Creates a host on the system clock with pools of its own and the simulated OCR and post-processing. */
+    public EtlHost(Store store) {
+        this(store, Clock.system(), null, "etl-worker-1", simulatedOcr(), simulatedPostProcessor());
+    }
+
+    /** Returns the simulated OCR of the sample program: it writes {@code s3://etl/<task>/mineru.md}. */
+    public static Ocr simulatedOcr() {
+        return task -> "s3://etl/" + task.id() + "/mineru.md";
+    }
+
+    /**
+     * Returns the simulated post-processing of the sample program: {@code skip} wraps the pointer,
+     * other modes call the LLM, which times out on the first post-processing of a document whose
+     * name contains {@code slow}.
+     */
+    public static PostProcessor simulatedPostProcessor() {
+        return (task, markdownKey, mode) -> {
+            String document = String.valueOf(task.attribute(DOCUMENT));
+            if (!mode.equals("skip") && document.contains("slow") && "1".equals(task.attribute(EtlTask.ATTEMPT_POSTPROCESS))) {
+                throw new java.util.concurrent.TimeoutException("the LLM did not answer within 60 s");
+            }
+            return "s3://etl/" + task.id() + "/result-" + mode + ".json";
+        };
+    }
+
+    /** Returns the engine. */
+    public TransitionEngine engine() {
+        return engine;
+    }
+
+    /** Returns the runtime that runs the OCR jobs. */
+    public TaskRuntime runtime() {
+        return runtime;
+    }
+
+    /** Starts the runtime and enqueues post-processing again for tasks an earlier run left in {@code LLM_PROCESSING}. */
+    public void start() {
+        runtime.start();
+        for (Task<State> t : Tasks.all(engine, EtlTask.MACHINE, TaskQuery.all().states(List.of(State.LLM_PROCESSING.name())))) {
+            postExecutor.execute(() -> postprocess(t.id()));
+        }
+    }
+
+    /** Submits a document under {@code ruleId} (null: the global default rule, which skips the LLM). */
+    public long submit(String document, @Nullable String ruleId, String postprocessMode) {
+        return engine.create(EtlTask.MACHINE, EtlTask.spec(ruleId, postprocessMode).queue(OCR_QUEUE).attribute(DOCUMENT, document))
+                .task().id();
+    }
+
+    /** {@code POST /tasks/:id/cancel}: cancels a pending task; a started one is refused with {@code TASK_ALREADY_STARTED}. */
+    public CancelResult<State> cancel(long id, String user) {
+        return runtime.cancel(EtlTask.MACHINE, id, Command.user(user).reason("POST /cancel"));
+    }
+
+    /** {@code POST /tasks/:id/retry} from {@code mineru} (null: the default) or {@code postprocess}. */
+    public Outcome<State> retry(long id, @Nullable String fromStage, String user) {
+        Command c = Command.user(user).reason("POST /retry");
+        if (fromStage != null) c = c.set(EtlTask.FROM_STAGE, fromStage);
+        return runtime.retry(EtlTask.MACHINE, id, Event.RETRY, false, c);
+    }
+
+    /** Pauses the OCR queue: no OCR job starts until {@link #resume()}. */
+    public void pause() {
+        runtime.pause(OCR_QUEUE);
+    }
+
+    /** Resumes the OCR queue. */
+    public void resume() {
+        runtime.resume(OCR_QUEUE);
+    }
+
+    /** Returns the task. */
+    public Task<State> task(long id) {
+        return Tasks.get(engine, EtlTask.MACHINE, id);
+    }
+
+    /** The OCR worker. The claim applies PENDING → MINERU_PARSING without the row's effect, so it reports the phase and the attempt. */
+    private WorkResult parse(WorkContext<State> ctx) {
+        Task<State> task = ctx.task();
+        ctx.progress(EtlTask.PHASE, "ocr");
+        ctx.progress(EtlTask.ATTEMPT_OCR, Integer.toString(count(task.attribute(EtlTask.ATTEMPT_OCR)) + 1));
+        try {
+            String markdown = ocr.parse(task);
+            return WorkResult.success(Map.of(EtlTask.MARKDOWN_KEY, markdown));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return reported(ctx, new WorkResult.Failure("INTERRUPTED", "the OCR was interrupted", true, "mineru"));
+        } catch (Exception e) {
+            return reported(ctx, classifier.classify(e).atStep("mineru"));
+        }
+    }
+
+    private static WorkResult reported(WorkContext<State> ctx, WorkResult.Failure f) {
+        ctx.progress(EtlTask.ERROR_CODE, f.code());
+        ctx.progress(EtlTask.ERROR_MESSAGE, f.message());
+        return f;
+    }
+
+    /** The post-processing job of task {@code id}; reports against the version it read. */
+    void postprocess(long id) {
+        Task<State> task = engine.find(EtlTask.MACHINE, id).orElse(null);
+        if (task == null || task.state() != State.LLM_PROCESSING) return;
+        String markdown = task.attribute(EtlTask.MARKDOWN_KEY);
+        String mode = task.attributes().getOrDefault(EtlTask.POSTPROCESS_MODE, "skip");
+        Command done = Command.system().actor(runtime.owner()).expectVersion(task.version());
+        try {
+            if (markdown == null) throw new IllegalStateException("no markdown to post-process");
+            String result = post.process(task, markdown, mode);
+            engine.fire(EtlTask.MACHINE, id, Event.POSTPROCESS_DONE, done.reason("etl_postprocess_job done").set(RESULT_KEY, result));
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+            WorkResult.Failure f = classifier.classify(e);
+            engine.fire(EtlTask.MACHINE, id, Event.POSTPROCESS_FAILED, done.reason("etl_postprocess_job failed")
+                    .set(EtlTask.ERROR_CODE, f.code()).set(EtlTask.ERROR_MESSAGE, f.message()));
+        }
+    }
+
+    /** Chains the post-processing job to every entry into {@code LLM_PROCESSING} (after OCR, or a retry from postprocess). */
+    private final class Chain implements TransitionListener {
+        @Override
+        public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
+            if (machine.equals(EtlTask.MACHINE.name()) && entry.to().equals(State.LLM_PROCESSING.name())) {
+                postExecutor.execute(() -> postprocess(task.id()));
+            }
+        }
+    }
+
+    private static int count(@Nullable String value) {
+        if (value == null) return 0;
+        try {
+            return Math.max(0, Integer.parseInt(value.trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** Stops the runtime gracefully, stops chaining and shuts the host's own pool down. */
+    @Override
+    public void close() {
+        chain.cancel();
+        runtime.close();
+        if (ownedPostExecutor != null) {
+            ownedPostExecutor.shutdown();
+            try {
+                if (!ownedPostExecutor.awaitTermination(10, TimeUnit.SECONDS)) ownedPostExecutor.shutdownNow();
+            } catch (InterruptedException e) {
+                ownedPostExecutor.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // --- the sample program ---------------------------------------------------------------------
+
+    /**
+     * Runs the sample program on {@code store}: four documents; a cancel refused while one is
+     * parsed, a cancel of a pending one, a post-processing timeout retried from
+     * {@code postprocess} on the kept markdown. Prints what happens and a summary.
+     *
+     * @return 0 when the three documents not cancelled completed, 1 otherwise
+     */
+    public static int run(Store store, PrintStream out) throws InterruptedException {
+        out.println("etl host: OCR job chained with post-processing; cancel only while pending");
+        CountDownLatch parsing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger ocrCalls = new AtomicInteger();
+        Ocr simulated = simulatedOcr();
+        Ocr gatedOcr = task -> {
+            ocrCalls.incrementAndGet();
+            if (String.valueOf(task.attribute(DOCUMENT)).startsWith("invoice")) {
+                // hold the invoice in MINERU_PARSING until the program has tried to cancel it
+                parsing.countDown();
+                if (!release.await(10, TimeUnit.SECONDS)) throw new java.util.concurrent.TimeoutException("not released");
+            }
+            return simulated.parse(task);
+        };
+        EtlHost host = new EtlHost(store, Clock.system(), null, "etl-worker-1", gatedOcr, simulatedPostProcessor());
+        try {
+            return host.program(out, parsing, release, ocrCalls);
+        } finally {
+            release.countDown();
+            host.close();
+        }
+    }
+
+    private int program(PrintStream out, CountDownLatch parsing, CountDownLatch release, AtomicInteger ocrCalls) throws InterruptedException {
+        try (Tasks.Conditions conditions = new Tasks.Conditions(engine)) {
+            start();
+            long invoice = submit("invoice-2031.pdf", "invoices", "direct-json");
+            out.println("submitted task " + invoice + " invoice-2031.pdf (rule invoices, direct-json)");
+            if (!parsing.await(10, TimeUnit.SECONDS)) {
+                out.println("the OCR job did not start in time");
+                return 1;
+            }
+            CancelResult<State> refused = cancel(invoice, "user");
+            String refusal = refused.outcome() instanceof Outcome.Refused<State> r ? r.reasonCode() : refused.status().name();
+            out.println("cancel task " + invoice + " while " + task(invoice).state() + ": " + refused.status() + " " + refusal);
+            pause();
+            long scan = submit("scan-0007.png", null, "direct-json");
+            out.println("OCR queue paused; submitted task " + scan + " scan-0007.png (default rule: " + task(scan).attribute(EtlTask.POSTPROCESS_MODE) + ")");
+            long slow = submit("slow-contract.pdf", "contracts", "chunked-extract");
+            out.println("submitted task " + slow + " slow-contract.pdf (rule contracts, chunked-extract)");
+            long unwanted = submit("duplicate.pdf", null, "direct-json");
+            State before = task(unwanted).state();
+            CancelResult<State> cancelled = cancel(unwanted, "user");
+            out.println("cancel task " + unwanted + " duplicate.pdf while " + before + ": " + cancelled.status());
+            resume();
+            release.countDown();
+            List<Long> started = List.of(invoice, scan, slow);
+            if (!conditions.await(() -> started.stream().allMatch(id -> ENDED.contains(task(id).state())), Duration.ofSeconds(20))) {
+                out.println("the chains did not end in time");
+                return 1;
+            }
+            Task<State> failed = task(slow);
+            String keptMarkdown = failed.attribute(EtlTask.MARKDOWN_KEY);
+            out.println("task " + slow + " " + failed.state() + " in phase " + failed.attribute(EtlTask.PHASE) + ": "
+                    + failed.attribute(EtlTask.ERROR_CODE) + ", markdown kept at " + keptMarkdown);
+            Outcome<State> retried = retry(slow, "postprocess", "user");
+            out.println("retry task " + slow + " from postprocess: " + (retried.isApplied() ? retried.orElseThrow().task().state() : retried));
+            if (!conditions.await(() -> ENDED.contains(task(slow).state()), Duration.ofSeconds(20))) {
+                out.println("the retried post-processing did not end in time");
+                return 1;
+            }
+            List<String> lines = new ArrayList<>();
+            int completed = 0;
+            for (long id : List.of(invoice, scan, slow, unwanted)) {
+                Task<State> t = task(id);
+                if (t.state() == State.COMPLETED) completed++;
+                lines.add(String.format(Locale.ROOT, "task %d %-9s phase %-9s ocr attempts %s, post-processing attempts %s, result %s",
+                        id, t.state(), t.attributes().getOrDefault(EtlTask.PHASE, "-"), t.attributes().getOrDefault(EtlTask.ATTEMPT_OCR, "0"),
+                        t.attributes().getOrDefault(EtlTask.ATTEMPT_POSTPROCESS, "0"), t.attributes().getOrDefault(RESULT_KEY, "-")));
+            }
+            lines.forEach(out::println);
+            Task<State> retriedTask = task(slow);
+            boolean keptOcr = Objects.equals(keptMarkdown, retriedTask.attribute(EtlTask.MARKDOWN_KEY))
+                    && "1".equals(retriedTask.attribute(EtlTask.ATTEMPT_OCR));
+            out.println(String.format(Locale.ROOT, "summary: %d completed, 1 cancelled while pending, 1 cancel refused (%s), "
+                    + "post-processing retried %s, %d OCR runs", completed, refusal,
+                    keptOcr ? "on the kept OCR markdown" : "WITHOUT the OCR markdown", ocrCalls.get()));
+            return completed == 3 && task(unwanted).state() == State.CANCELLED && keptOcr
+                    && EtlTask.TASK_ALREADY_STARTED.equals(refusal) ? 0 : 1;
+        }
+    }
+}

@@ -1,0 +1,390 @@
+package dev.statekit.examples.hosts;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.QueueOptions;
+import dev.statekit.core.Task;
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.ErrorClassifier;
+import dev.statekit.core.spi.TransitionListener;
+import dev.statekit.core.spi.WorkContext;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.examples.NovelProoferChunk;
+import dev.statekit.examples.NovelProoferJob;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The novel-proofer host: a proofreading job goes through validate → process → merge, and the
+ * chunks of its process phase are run by a {@link TaskRuntime} with an LLM worker.
+ *
+ * <p>The job ({@link NovelProoferJob}) is driven by this host like the seed's background steps and
+ * buttons: {@link #validate} slices the text, {@link #startProcess} creates the chunks (once; a
+ * resume finds them) and opens the chunk queue, {@link #pause} pauses the queue and puts the job's
+ * in-flight chunks back to pending, {@link #retryFailed} re-queues the job with only its failed
+ * chunks, and {@link #merge} is the merge gate. When the last chunk of a job ends, a transition
+ * listener reports the process phase done (every chunk done) or failed (some chunk in error).
+ *
+ * <p>The chunks ({@link NovelProoferChunk}) run under leases on the queue {@value #QUEUE}: an
+ * answer 429 or 5xx is retried inside the same processing (the chunk waits in {@code RETRYING},
+ * keeping {@code retries} and {@code last_error_*}), anything else ends the chunk in
+ * {@code ERROR}. On start the host heals a restart: its runtime puts the chunks it held back to
+ * pending, and the host puts the chunks that were retrying back to pending too, as the seed's
+ * restart heal does. The host serves one job at a time: pause and resume act on the whole queue.
+ */
+public final class NovelProoferHost implements AutoCloseable {
+    /** The queue of the chunks. */
+    public static final String QUEUE = "novel-proofer-chunks";
+    /** The job attribute holding the title. */
+    public static final String TITLE = "title";
+    /** The job attribute holding the number of chunks validation made. */
+    public static final String TOTAL_CHUNKS = "total_chunks";
+    /** The job attribute holding how many chunks were done when processing ended. */
+    public static final String DONE_CHUNKS = "done_chunks";
+    /** The job attribute holding the length of the merged output. */
+    public static final String MERGED_CHARS = "merged_chars";
+    /** The chunk attribute holding its position in the text, from 0. */
+    public static final String INDEX = "chunk_index";
+    /** The chunk attribute holding the proofread text. */
+    public static final String OUTPUT = "output";
+    /** The model the chunks are proofread with. */
+    public static final String MODEL = "proofer-llm-1";
+
+    /** The LLM that proofreads one chunk. */
+    @FunctionalInterface
+    public interface Llm {
+        /**
+         * Returns the proofread text of the chunk at {@code index}, on its {@code attempt}-th processing.
+         *
+         * @throws ErrorClassifier.StatusException with 429 or 5xx when the call may be retried
+         * @throws Exception any other failure, which ends the chunk in error
+         */
+        String proofread(int index, int attempt, String model, String text) throws Exception;
+    }
+
+    private final TransitionEngine engine;
+    private final TaskRuntime runtime;
+    private final Llm llm;
+    private final ErrorClassifier classifier = ErrorClassifier.defaults();
+
+    /**
+     * Creates a host over {@code store}.
+     *
+     * @param store    where jobs and chunks live
+     * @param clock    the clock of the engine and the runtime
+     * @param executor runs the runtime's workers; null for a pool of its own
+     * @param owner    the lease owner name: a host restarted under the same name heals at once
+     * @param workers  how many chunks are proofread at once
+     * @param llm      the LLM
+     */
+    public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm) {
+        this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.llm = Objects.requireNonNull(llm, "llm");
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
+                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, QueueOptions.defaults());
+        if (executor != null) b.executor(executor);
+        this.runtime = b.build();
+        engine.subscribe(new ProcessEnd());
+    }
+
+    /** Creates a host on the system clock with its own pool of 3 workers and a simulated LLM. */
+    public NovelProoferHost(Store store) {
+        this(store, Clock.system(), null, "novel-proofer-1", 3, simulatedLlm());
+    }
+
+    /**
+     * Returns the simulated LLM of the sample program: it corrects a few common slips, and answers
+     * 429 to the first request of every third chunk (the chunks at 1, 4, 7 …).
+     */
+    public static Llm simulatedLlm() {
+        return (index, attempt, model, text) -> {
+            if (attempt == 1 && index % 3 == 1) throw new ErrorClassifier.StatusException(429, "rate limited, retry later");
+            return text.replace("teh ", "the ").replace(" ,", ",").replace("  ", " ");
+        };
+    }
+
+    /** Returns the engine. */
+    public TransitionEngine engine() {
+        return engine;
+    }
+
+    /** Returns the runtime that runs the chunks. */
+    public TaskRuntime runtime() {
+        return runtime;
+    }
+
+    /**
+     * Starts the host: chunks left retrying by an earlier run go back to pending, then the runtime
+     * starts and puts the chunks this owner held back to pending.
+     */
+    public void start() {
+        for (Task<NovelProoferChunk.State> chunk : Tasks.all(engine, NovelProoferChunk.MACHINE,
+                TaskQuery.all().states(List.of(NovelProoferChunk.State.RETRYING.name())))) {
+            engine.fire(NovelProoferChunk.MACHINE, chunk.id(), NovelProoferChunk.Event.RELEASE,
+                    Command.system().actor(runtime.owner()).reason("restart heal").expectVersion(chunk.version()));
+        }
+        runtime.start();
+    }
+
+    /** Submits a job over {@code text}; it is queued for validation. */
+    public long submit(String title, String text) {
+        return engine.create(NovelProoferJob.MACHINE, TaskSpec.defaults().attribute(TITLE, title).payload(text)).task().id();
+    }
+
+    /**
+     * Validates a queued job: the pool starts it, the text is cut into chunks, and the job waits
+     * for the user to start processing.
+     *
+     * @return the outcome of the end of validation, or the refusal of its start
+     */
+    public Outcome<NovelProoferJob.State> validate(long job) {
+        Outcome<NovelProoferJob.State> started = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START,
+                Command.system().actor(runtime.owner()).reason("validate"));
+        if (!started.isApplied()) return started;
+        int chunks = slices(started.orElseThrow().task()).size();
+        return engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.VALIDATE_DONE,
+                Command.system().actor(runtime.owner()).set(TOTAL_CHUNKS, Integer.toString(chunks)));
+    }
+
+    /**
+     * Starts (or resumes) processing a job: its chunks are created unless they exist, and the
+     * chunk queue is opened.
+     */
+    public Outcome<NovelProoferJob.State> startProcess(long job, String user) {
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START_PROCESS,
+                Command.user(user).reason("start process"));
+        if (!o.isApplied()) return o;
+        List<String> slices = slices(o.orElseThrow().task());
+        for (int i = 0; i < slices.size(); i++) {
+            engine.create(NovelProoferChunk.MACHINE, TaskSpec.defaults().queue(QUEUE).parent(job)
+                    .idempotencyKey("job-" + job + "-chunk-" + i)
+                    .attribute(INDEX, Integer.toString(i))
+                    .attribute(NovelProoferChunk.LLM_MODEL, MODEL)
+                    .payload(slices.get(i)));
+        }
+        runtime.resume(QUEUE);
+        finishIfEnded(job);
+        return o;
+    }
+
+    /**
+     * Pauses a job in its process phase: the chunk queue stops, and the job's in-flight chunks go
+     * back to pending (a processing chunk's worker is asked to stop; its result is not kept).
+     */
+    public Outcome<NovelProoferJob.State> pause(long job, String user) {
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE,
+                Command.user(user).reason("/pause"));
+        if (!o.isApplied()) return o;
+        runtime.pause(QUEUE);
+        for (Task<NovelProoferChunk.State> chunk : chunks(job)) {
+            if (chunk.state() == NovelProoferChunk.State.PROCESSING || chunk.state() == NovelProoferChunk.State.RETRYING) {
+                runtime.cancel(NovelProoferChunk.MACHINE, chunk.id(), Command.system().actor(runtime.owner()).reason("pause"));
+            }
+        }
+        return o;
+    }
+
+    /**
+     * Retries a failed job: the job is queued and started again in phase process, and only its
+     * failed chunks go back to pending, with a fresh retry budget.
+     */
+    public Outcome<NovelProoferJob.State> retryFailed(long job, String user) {
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.RETRY_FAILED,
+                Command.user(user).reason("/retry-failed"));
+        if (!o.isApplied()) return o;
+        Outcome<NovelProoferJob.State> started = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START,
+                Command.system().actor(runtime.owner()).reason("process the failed chunks"));
+        runtime.retryAll(NovelProoferChunk.MACHINE, NovelProoferChunk.State.ERROR, NovelProoferChunk.Event.RETRY_FAILED,
+                job, QUEUE, false, Command.user(user).reason("/retry-failed"));
+        finishIfEnded(job);
+        return started;
+    }
+
+    /**
+     * Merges a job whose chunks are all done: the user opens the merge gate, the outputs are
+     * joined in order, and the job is done.
+     *
+     * @return the merged text, or empty when the job is not waiting for a merge
+     */
+    public Optional<String> merge(long job, String user) {
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.MERGE,
+                Command.user(user).reason("/merge"));
+        if (!o.isApplied()) return Optional.empty();
+        List<String> outputs = new ArrayList<>();
+        for (Task<NovelProoferChunk.State> chunk : chunks(job)) outputs.add(String.valueOf(chunk.attribute(OUTPUT)));
+        String merged = String.join("\n\n", outputs);
+        engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.MERGE_DONE,
+                Command.system().actor(runtime.owner()).set(MERGED_CHARS, Integer.toString(merged.length()))).orElseThrow();
+        return Optional.of(merged);
+    }
+
+    /** Returns the job. */
+    public Task<NovelProoferJob.State> job(long job) {
+        return Tasks.get(engine, NovelProoferJob.MACHINE, job);
+    }
+
+    /** Returns the chunks of a job in text order. */
+    public List<Task<NovelProoferChunk.State>> chunks(long job) {
+        List<Task<NovelProoferChunk.State>> chunks = new ArrayList<>(Tasks.all(engine, NovelProoferChunk.MACHINE, TaskQuery.all().parent(job)));
+        chunks.sort(Comparator.comparingInt(c -> Integer.parseInt(c.attributes().getOrDefault(INDEX, "0"))));
+        return chunks;
+    }
+
+    /** Cuts a job's text into chunks: its paragraphs, blank ones left out. */
+    static List<String> slices(Task<NovelProoferJob.State> job) {
+        String text = job.record().payload();
+        List<String> slices = new ArrayList<>();
+        if (text == null) return slices;
+        for (String p : text.split("\\n\\s*\\n")) if (!p.isBlank()) slices.add(p.strip());
+        return slices;
+    }
+
+    /** Reports the end of the process phase once every chunk of the job ended. */
+    private void finishIfEnded(long job) {
+        Task<NovelProoferJob.State> j = engine.find(NovelProoferJob.MACHINE, job).orElse(null);
+        if (j == null || j.state() != NovelProoferJob.State.RUNNING || !NovelProoferJob.PROCESS.equals(j.attribute(NovelProoferJob.PHASE))) {
+            return;
+        }
+        List<Task<NovelProoferChunk.State>> chunks = chunks(job);
+        String total = j.attribute(TOTAL_CHUNKS);
+        if (chunks.isEmpty() || total == null || chunks.size() < Integer.parseInt(total)) return;
+        int done = 0;
+        for (Task<NovelProoferChunk.State> c : chunks) {
+            if (c.state() == NovelProoferChunk.State.DONE) done++;
+            else if (c.state() != NovelProoferChunk.State.ERROR) return;
+        }
+        NovelProoferJob.Event end = done == chunks.size() ? NovelProoferJob.Event.PROCESS_DONE : NovelProoferJob.Event.PROCESS_FAILED;
+        engine.fire(NovelProoferJob.MACHINE, job, end, Command.system().actor(runtime.owner())
+                .set(DONE_CHUNKS, Integer.toString(done)).expectVersion(j.version()));
+    }
+
+    /** The chunk worker: one LLM request; errors are reported as the chunk's error attributes. */
+    private WorkResult proofread(WorkContext<NovelProoferChunk.State> ctx) {
+        Task<NovelProoferChunk.State> chunk = ctx.task();
+        // stopped before the request: a pause or reset releases the chunk, and so does a snooze at shutdown
+        if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
+        String model = chunk.attributes().getOrDefault(NovelProoferChunk.LLM_MODEL, MODEL);
+        int index = Integer.parseInt(chunk.attributes().getOrDefault(INDEX, "0"));
+        try {
+            String output = llm.proofread(index, chunk.record().attempts(), model, String.valueOf(chunk.record().payload()));
+            return WorkResult.success(Map.of(OUTPUT, output, NovelProoferChunk.LLM_MODEL, model));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return failure(ctx, new WorkResult.Failure("INTERRUPTED", "the request was interrupted", true, null));
+        } catch (Exception e) {
+            return failure(ctx, classifier.classify(e));
+        }
+    }
+
+    private static WorkResult failure(WorkContext<NovelProoferChunk.State> ctx, WorkResult.Failure f) {
+        ctx.progress(NovelProoferChunk.ERROR_CODE, f.code());
+        ctx.progress(NovelProoferChunk.ERROR_MESSAGE, f.message());
+        return f;
+    }
+
+    /** Hears chunks end and closes their job's process phase. */
+    private final class ProcessEnd implements TransitionListener {
+        @Override
+        public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
+            if (!machine.equals(NovelProoferChunk.MACHINE.name()) || task.parentId() == null) return;
+            String state = task.state();
+            if (state.equals(NovelProoferChunk.State.DONE.name()) || state.equals(NovelProoferChunk.State.ERROR.name())) {
+                finishIfEnded(task.parentId());
+            }
+        }
+    }
+
+    /** Stops the runtime gracefully (running chunks may finish) and waits for it. */
+    @Override
+    public void close() {
+        runtime.close();
+    }
+
+    // --- the sample program ---------------------------------------------------------------------
+
+    /** The text of the sample job: six paragraphs with slips for the LLM to correct. */
+    static final String SAMPLE = String.join("\n\n",
+            "It was late when teh ferry left the harbour , and the lamps swung  in the wind.",
+            "Mara counted the crates twice , then a third time, because teh numbers never agreed.",
+            "The captain said nothing. He watched the  coast fade until it was a grey line.",
+            "By midnight the sea had calmed , and teh crew slept in turns below deck.",
+            "Mara stayed up with the ledger, checking  every entry against the manifest.",
+            "At dawn she found it: one crate too many , and no name written on teh lid.");
+
+    /**
+     * Runs the sample program on {@code store}: one job of six chunks through validate, process
+     * (three workers, some chunks rate limited once), the merge gate and merge. Prints what happens
+     * and a summary.
+     *
+     * @return 0 when the job ended done, 1 otherwise
+     */
+    public static int run(Store store, PrintStream out) throws InterruptedException {
+        out.println("novel-proofer host: one job, chunks proofread by the runtime with a simulated LLM");
+        try (NovelProoferHost host = new NovelProoferHost(store)) {
+            return host.program(out);
+        }
+    }
+
+    private int program(PrintStream out) throws InterruptedException {
+        Tasks.Conditions conditions = new Tasks.Conditions(engine);
+        try {
+            start();
+            long job = submit("The Ferry", SAMPLE);
+            out.println("job " + job + " submitted: " + job(job).state());
+            validate(job).orElseThrow();
+            out.println("job " + job + " validated: " + job(job).attribute(TOTAL_CHUNKS) + " chunks, " + describe(job(job)));
+            startProcess(job, "user").orElseThrow();
+            out.println("job " + job + " processing: " + describe(job(job)));
+            boolean processed = conditions.await(() -> {
+                Task<NovelProoferJob.State> j = job(job);
+                return j.state() == NovelProoferJob.State.ERROR
+                        || (j.state() == NovelProoferJob.State.PAUSED && NovelProoferJob.MERGE.equals(j.attribute(NovelProoferJob.PHASE)));
+            }, Duration.ofSeconds(30));
+            if (!processed) {
+                out.println("job " + job + " did not finish processing in time: " + describe(job(job)));
+                return 1;
+            }
+            out.println("job " + job + " processed, waiting at the merge gate: " + describe(job(job)));
+            Optional<String> merged = merge(job, "user");
+            Task<NovelProoferJob.State> done = job(job);
+            out.println("job " + job + " merged: " + merged.map(String::length).orElse(0) + " characters, " + describe(done));
+            List<Task<NovelProoferChunk.State>> chunks = chunks(job);
+            long doneChunks = chunks.stream().filter(c -> c.state() == NovelProoferChunk.State.DONE).count();
+            long retried = chunks.stream().filter(c -> c.record().retries() > 0).count();
+            for (Task<NovelProoferChunk.State> c : chunks) {
+                out.println(String.format(Locale.ROOT, "  chunk %d (#%s) %s, attempts %d, retries %d%s: %s", c.id(), c.attribute(INDEX),
+                        c.state(), c.record().attempts(), c.record().retries(),
+                        c.attribute(NovelProoferChunk.LAST_ERROR_CODE) == null ? "" : ", last error " + c.attribute(NovelProoferChunk.LAST_ERROR_CODE),
+                        String.join(" ", engine.history(c.id()).stream().map(HistoryEntry::event).toList())));
+            }
+            out.println("merged text:");
+            merged.ifPresent(text -> text.lines().forEach(l -> out.println("  " + l)));
+            out.println(String.format(Locale.ROOT, "summary: job %d %s, %d/%d chunks done, %d retried after 429",
+                    job, done.state(), doneChunks, chunks.size(), retried));
+            return done.state() == NovelProoferJob.State.DONE && doneChunks == chunks.size() ? 0 : 1;
+        } finally {
+            conditions.close();
+        }
+    }
+
+    private static String describe(Task<NovelProoferJob.State> job) {
+        return job.state() + " (phase " + job.attribute(NovelProoferJob.PHASE) + ")";
+    }
+}

@@ -1,0 +1,365 @@
+package dev.statekit.examples.hosts;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Created;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.QueueOptions;
+import dev.statekit.core.Task;
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.ErrorClassifier;
+import dev.statekit.core.spi.WorkContext;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.examples.ReadDoItem;
+import dev.statekit.examples.ReadDoItem.Event;
+import dev.statekit.examples.ReadDoItem.State;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Read→Do host: captured items are queued and processed under a lease by a
+ * {@link TaskRuntime} whose worker runs the pipeline (extract, summarize, score, todos, card), then
+ * exported or archived by the user.
+ *
+ * <p>Each claim starts a run, {@code run-N} after the item's N-th lease; the worker writes every
+ * artifact under that run id and reports the run id and the artifacts' run ids with its success,
+ * so the READY gate admits only the artifacts of the current run. A failing step ends the item in
+ * {@code FAILED_EXTRACTION} or {@code FAILED_AI} by the failed step, with its code, message and
+ * whether it may be retried. A worker whose lease expired is fenced: another worker's run has
+ * replaced it and its late result is discarded.
+ *
+ * <p>Capture is idempotent per {@code capture_id}, {@code POST /process} per
+ * {@code process_request_id}, and export per {@code export_key}: the same key returns the same
+ * export and writes no second file.
+ */
+public final class ReadDoHost implements AutoCloseable {
+    /** The queue of the items. */
+    public static final String QUEUE = "read-do-items";
+    /** The steps of the pipeline, in order. */
+    public static final List<String> STEPS = List.of("extract", "summarize", "score", "todos", "card");
+    /** The item attribute holding the captured URL. */
+    public static final String URL = "url";
+    /** The item attribute holding the file of the latest export. */
+    public static final String EXPORT_FILE = "export_file";
+
+    /** Runs one step of the pipeline. */
+    @FunctionalInterface
+    public interface Steps {
+        /**
+         * Runs {@code step} for the item in run {@code runId} and returns what it produced.
+         *
+         * @throws StepException a failure with the contract's error code
+         * @throws Exception any other failure (classified: timeouts and I/O are retryable)
+         */
+        String run(String step, Task<State> item, String runId) throws Exception;
+    }
+
+    /** A step failure with one of the contract's error codes, for example {@code AI_SCHEMA_INVALID}. */
+    public static final class StepException extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final String code;
+        private final boolean retryable;
+
+        /** Creates a failure with {@code code}, a user-facing {@code message}, and whether a retry may succeed. */
+        public StepException(String code, String message, boolean retryable) {
+            super(message);
+            this.code = Objects.requireNonNull(code, "code");
+            this.retryable = retryable;
+        }
+
+        /** Returns the error code. */
+        public String code() {
+            return code;
+        }
+
+        /** Returns whether a retry may succeed. */
+        public boolean retryable() {
+            return retryable;
+        }
+    }
+
+    /**
+     * The result of an export.
+     *
+     * @param outcome the transition (a replay when the export key was used before)
+     * @param file    the exported file; null when the export was refused or failed
+     * @param written whether this call wrote the file
+     */
+    public record Export(Outcome<State> outcome, @Nullable String file, boolean written) {}
+
+    private static final Map<String, String> ARTIFACT_OF_STEP = Map.of("summarize", "summary", "score", "score", "todos", "todos", "card", "card");
+    private static final Set<State> WORKED_ON = EnumSet.of(State.READY, State.SHIPPED, State.FAILED_EXTRACTION, State.FAILED_AI,
+            State.FAILED_EXPORT, State.ARCHIVED);
+
+    private final TransitionEngine engine;
+    private final TaskRuntime runtime;
+    private final Steps steps;
+    private final ErrorClassifier classifier = ErrorClassifier.defaults();
+    private final Map<String, String> files = new ConcurrentHashMap<>();
+    private final AtomicInteger filesWritten = new AtomicInteger();
+
+    /**
+     * Creates a host over {@code store}.
+     *
+     * @param store    where the items live
+     * @param clock    the clock of the engine and the runtime
+     * @param executor runs the runtime's workers; null for a pool of its own
+     * @param owner    the worker id, the lease owner
+     * @param steps    the pipeline's steps
+     */
+    public ReadDoHost(Store store, Clock clock, @Nullable Executor executor, String owner, Steps steps) {
+        this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.steps = Objects.requireNonNull(steps, "steps");
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
+                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .register(ReadDoItem.MACHINE, QUEUE, this::work, QueueOptions.defaults());
+        if (executor != null) b.executor(executor);
+        this.runtime = b.build();
+    }
+
+    /** Creates a host on the system clock with its own pool and the simulated pipeline. */
+    public ReadDoHost(Store store) {
+        this(store, Clock.system(), null, "read-do-worker-1", simulatedSteps());
+    }
+
+    /**
+     * Returns the simulated pipeline of the sample program: it writes short artifacts, and the
+     * todos step of an item whose URL contains {@code flaky} fails on its first run with
+     * {@code AI_SCHEMA_INVALID} (two todos instead of 3..7).
+     */
+    public static Steps simulatedSteps() {
+        return (step, item, runId) -> {
+            String url = String.valueOf(item.attribute(URL));
+            if (step.equals("todos") && url.contains("flaky") && runId.equals("run-1")) {
+                throw new StepException("AI_SCHEMA_INVALID", "the todos must be 3 to 7, the model wrote 2", false);
+            }
+            return switch (step) {
+                case "extract" -> "text of " + url;
+                case "summarize" -> "summary of " + url;
+                case "score" -> Integer.toString(40 + Math.floorMod(url.hashCode(), 60));
+                case "todos" -> "read it; note the key claim; write a one-page memo";
+                default -> "card(" + url + ")";
+            };
+        };
+    }
+
+    /** Returns the engine. */
+    public TransitionEngine engine() {
+        return engine;
+    }
+
+    /** Returns the runtime. */
+    public TaskRuntime runtime() {
+        return runtime;
+    }
+
+    /** Starts the runtime. */
+    public void start() {
+        runtime.start();
+    }
+
+    /**
+     * {@code POST /capture}: stores the item and enqueues it. The same {@code captureId} returns
+     * the same item and enqueues nothing.
+     */
+    public Created<State> capture(String url, String captureId) {
+        Created<State> c = engine.create(ReadDoItem.MACHINE, TaskSpec.defaults().queue(QUEUE).attribute(URL, url).idempotencyKey(captureId));
+        if (c.created()) {
+            engine.fire(ReadDoItem.MACHINE, c.task().id(), Event.ENQUEUE, Command.system().reason("auto-enqueue")).orElseThrow();
+        }
+        return c;
+    }
+
+    /** {@code POST /items/:id/process}: process, retry or regenerate; the same request id queues once. */
+    public Outcome<State> process(long id, String requestId, String user) {
+        return engine.fire(ReadDoItem.MACHINE, id, Event.PROCESS, Command.user(user).reason("POST /process").idempotencyKey(requestId));
+    }
+
+    /** {@code POST /items/:id/archive}. */
+    public Outcome<State> archive(long id, String user) {
+        return engine.fire(ReadDoItem.MACHINE, id, Event.ARCHIVE, Command.user(user).reason("POST /archive"));
+    }
+
+    /**
+     * {@code POST /items/:id/export} with its {@code export_key}: renders the card into a file and
+     * ships the item. The same key returns the first export and writes nothing; an item that may
+     * not be exported is refused before anything is written.
+     */
+    public Export export(long id, String exportKey, String user) {
+        Optional<HistoryEntry> prior = engine.store().findCommand(id, exportKey);
+        if (prior.isPresent()) {
+            Outcome<State> replay = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED,
+                    Command.user(user).reason("POST /export").idempotencyKey(exportKey));
+            return new Export(replay, files.get(exportKey), false);
+        }
+        Task<State> item = item(id);
+        if (!ReadDoItem.MACHINE.permits(item.state(), Event.EXPORT_SUCCEEDED)) {
+            return new Export(engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED, Command.user(user).idempotencyKey(exportKey)),
+                    null, false);
+        }
+        boolean[] written = {false};
+        String file = files.computeIfAbsent(exportKey, k -> {
+            written[0] = true;
+            filesWritten.incrementAndGet();
+            return "exports/item-" + id + "-" + k + ".md";
+        });
+        Outcome<State> o = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED,
+                Command.user(user).reason("POST /export").idempotencyKey(exportKey).set(EXPORT_FILE, file));
+        return new Export(o, o.isApplied() ? file : null, written[0]);
+    }
+
+    /** Returns how many export files were written. */
+    public int filesWritten() {
+        return filesWritten.get();
+    }
+
+    /** Returns the item. */
+    public Task<State> item(long id) {
+        return Tasks.get(engine, ReadDoItem.MACHINE, id);
+    }
+
+    /** The worker: runs the pipeline in run {@code run-N} and reports its artifacts or its failed step. */
+    private WorkResult work(WorkContext<State> ctx) {
+        Task<State> item = ctx.task();
+        int run = item.record().attempts();
+        String runId = "run-" + run;
+        // the claim applies QUEUED → PROCESSING without the row's effect: the worker names the run
+        ctx.progress(ReadDoItem.RUNS, Integer.toString(run));
+        ctx.progress(ReadDoItem.RUN_ID, runId);
+        Map<String, String> artifacts = new LinkedHashMap<>();
+        for (String step : STEPS) {
+            if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
+            String produced;
+            try {
+                produced = steps.run(step, item, runId);
+            } catch (StepException e) {
+                return failed(ctx, step, new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return failed(ctx, step, new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
+            } catch (Exception e) {
+                return failed(ctx, step, classifier.classify(e).atStep(step));
+            }
+            String artifact = ARTIFACT_OF_STEP.get(step);
+            if (artifact != null) {
+                artifacts.put(artifact, produced);
+                artifacts.put(ReadDoItem.artifactKey(artifact), runId);
+            }
+        }
+        return WorkResult.success(artifacts);
+    }
+
+    private static WorkResult failed(WorkContext<State> ctx, String step, WorkResult.Failure f) {
+        ctx.progress(ReadDoItem.FAILED_STEP, step);
+        ctx.progress(ReadDoItem.ERROR_CODE, f.code());
+        ctx.progress(ReadDoItem.MESSAGE, f.message().isBlank() ? f.code() : f.message());
+        ctx.progress(ReadDoItem.RETRYABLE, Boolean.toString(f.retryable()));
+        return f;
+    }
+
+    /** Stops the runtime gracefully and waits for it. */
+    @Override
+    public void close() {
+        runtime.close();
+    }
+
+    // --- the sample program ---------------------------------------------------------------------
+
+    /**
+     * Runs the sample program on {@code store}: three items captured (one twice), processed by the
+     * runtime, one failing at its todos step and retried, then all exported (one export repeated
+     * with its key). Prints what happens and a summary.
+     *
+     * @return 0 when every item was shipped, 1 otherwise
+     */
+    public static int run(Store store, PrintStream out) throws InterruptedException {
+        out.println("read-do host: items through extract, summarize, score, todos, card under a lease");
+        try (ReadDoHost host = new ReadDoHost(store)) {
+            return host.program(out);
+        }
+    }
+
+    private int program(PrintStream out) throws InterruptedException {
+        try (Tasks.Conditions conditions = new Tasks.Conditions(engine)) {
+            start();
+            List<Long> items = new ArrayList<>();
+            String[] urls = {"https://example.org/essay", "https://example.org/flaky-report", "https://example.org/interview"};
+            for (int i = 0; i < urls.length; i++) {
+                Created<State> c = capture(urls[i], "capture-" + i);
+                items.add(c.task().id());
+                out.println("captured item " + c.task().id() + " " + urls[i]);
+            }
+            Created<State> again = capture(urls[0], "capture-0");
+            out.println("captured " + urls[0] + " again with capture_id capture-0: item " + again.task().id()
+                    + (again.created() ? " (new)" : " (the same item, nothing queued)"));
+            if (!conditions.await(() -> items.stream().allMatch(id -> WORKED_ON.contains(item(id).state())), Duration.ofSeconds(20))) {
+                out.println("the pipeline did not finish in time");
+                return 1;
+            }
+            int failures = 0;
+            for (long id : items) {
+                Task<State> t = item(id);
+                out.println("item " + id + " " + t.state() + describe(t));
+                if (t.state() == State.FAILED_AI || t.state() == State.FAILED_EXTRACTION) {
+                    failures++;
+                    Outcome<State> retry = process(id, "retry-" + id, "user");
+                    out.println("retry item " + id + " (POST /process): " + (retry.isApplied() ? retry.orElseThrow().task().state() : retry));
+                }
+            }
+            if (!conditions.await(() -> items.stream().allMatch(id -> item(id).state() == State.READY), Duration.ofSeconds(20))) {
+                out.println("the retried items did not become ready in time");
+                return 1;
+            }
+            for (long id : items) {
+                Task<State> t = item(id);
+                out.println("item " + id + " READY with run " + t.attribute(ReadDoItem.RUN_ID) + ", score " + t.attribute("score"));
+            }
+            int replays = 0;
+            for (long id : items) {
+                String key = "export-" + id + "-card-v1-tpl-v1";
+                Export e = export(id, key, "user");
+                out.println("export item " + id + " key " + key + ": " + e.outcome().orElseThrow().task().state() + ", file " + e.file()
+                        + (e.written() ? " written" : ""));
+            }
+            Export repeat = export(items.get(0), "export-" + items.get(0) + "-card-v1-tpl-v1", "user");
+            if (repeat.outcome() instanceof Outcome.Applied<State> a && a.replayed() && !repeat.written()) replays++;
+            out.println("export item " + items.get(0) + " again with the same key: "
+                    + (replays == 1 ? "replayed, file " + repeat.file() + ", nothing written" : "NOT replayed"));
+            long shipped = items.stream().filter(id -> item(id).state() == State.SHIPPED).count();
+            out.println(String.format(Locale.ROOT, "summary: %d/%d items shipped, %d failed and retried, %d export files written, %d export replayed",
+                    shipped, items.size(), failures, filesWritten(), replays));
+            return shipped == items.size() && replays == 1 ? 0 : 1;
+        }
+    }
+
+    private static String describe(Task<State> t) {
+        if (t.state() == State.READY) return " (" + t.attribute(ReadDoItem.RUN_ID) + ")";
+        String step = t.attribute(ReadDoItem.FAILED_STEP);
+        if (step == null) return "";
+        return " at step " + step + ": " + t.attribute(ReadDoItem.ERROR_CODE) + ", " + t.attribute(ReadDoItem.MESSAGE)
+                + (Boolean.parseBoolean(t.attribute(ReadDoItem.RETRYABLE)) ? " (retryable)" : " (not retryable)");
+    }
+
+    /** Returns every item of the store. */
+    public List<Task<State>> items() {
+        return Tasks.all(engine, ReadDoItem.MACHINE, TaskQuery.all());
+    }
+}
