@@ -447,6 +447,10 @@ public final class TaskRuntime implements AutoCloseable {
         long id = run.task.id();
         Command base = Command.system().actor(owner).underLease(run.lease.fencingToken());
         for (Map.Entry<String, String> e : run.progress.entrySet()) base = base.set(e.getKey(), e.getValue());
+        boolean again = result instanceof WorkResult.Snooze || (result instanceof WorkResult.Failure f && f.retryable());
+        if (again && run.cancelReason == null && p.cancel != null && store.cancelRequested(id)) {
+            run.signal(CANCELLED);      // requested elsewhere after the last heartbeat: not to run again
+        }
         Outcome<S> outcome;
         if (CANCELLED.equals(run.cancelReason) && p.cancel != null) {
             Command c = run.cancelCommand != null ? run.cancelCommand.underLease(run.lease.fencingToken()) : base.reason("cancelled");
@@ -533,6 +537,14 @@ public final class TaskRuntime implements AutoCloseable {
         RunPolicy<S, E> p = r.policy;
         Command c = Command.system().actor(owner).reason(why).expectVersion(t.version());
         Outcome<S> o;
+        if (p.cancel != null && store.cancelRequested(t.id())) {
+            // Its cancellation was requested while it ran: the holder died before applying it.
+            o = engine.fire(r.machine, t.id(), p.cancel, c.reason("cancellation requested; " + why), null);
+            if (o.isApplied()) {
+                log.info("runtime {}: cancelled task {} on recovery ({})", owner, t.id(), why);
+                return;
+            }
+        }
         switch (p.recovery) {
             case FAIL: {
                 TaskError error = new TaskError("LEASE_EXPIRED", why, true, null);
@@ -714,11 +726,10 @@ public final class TaskRuntime implements AutoCloseable {
         Lease lease = Objects.requireNonNull(task.record().lease());
         @SuppressWarnings("unchecked")
         Run<S, E> local = (Run<S, E>) running.get(taskId);
+        store.requestCancel(taskId);      // kept in the store, so a recovery of the lease cancels the task too
         if (local != null && local.lease.fencingToken() == lease.fencingToken()) {
             local.cancelCommand = command;
             local.signal(CANCELLED);
-        } else {
-            store.requestCancel(taskId);
         }
         clock.schedule(clock.now().plus(cancelGrace), () -> forceCancel(machine, taskId, lease.fencingToken(), cancel, command));
         return new CancelResult<>(CancelResult.Status.REQUESTED, null);

@@ -1,0 +1,4 @@
+package dev.statekit.core;
+
+/** Runs the properties of {@link RuntimeProperties}. */
+class RuntimePropertiesTest extends RuntimeProperties {}
