@@ -225,9 +225,19 @@ public final class CompressionHost implements AutoCloseable {
         return engine.fire(machine, id, Event.SKIP, Command.user(user).reason("skip"));
     }
 
-    /** Retries a failed task; with {@code front} it goes to the front of its priority (the default of the seed). */
-    public Outcome<State> retry(long id, boolean front, String user) {
-        return runtime.retry(machine, id, Event.RETRY, front, Command.user(user).reason("manual retry"));
+    /** Retries a failed task: it goes to the front of its priority with a fresh retry budget. */
+    public Outcome<State> retry(long id, String user) {
+        return runtime.retry(machine, id, Event.RETRY, true, Command.user(user).reason("manual retry"));
+    }
+
+    /** Holds a queued task: it is passed over until {@link #release}. */
+    public Outcome<State> hold(long id, String user) {
+        return engine.fire(machine, id, Event.PAUSE, Command.user(user).reason("hold"));
+    }
+
+    /** Releases a held task into the queue, at its old place. */
+    public Outcome<State> release(long id, String user) {
+        return engine.fire(machine, id, Event.RESUME, Command.user(user).reason("release"));
     }
 
     /** Returns the task. */
