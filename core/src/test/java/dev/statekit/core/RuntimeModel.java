@@ -281,6 +281,7 @@ final class RuntimeModel {
                 clock.advance(POLL);
                 runAll();
                 check();
+                checkRecovered();
             }
             for (long id : tasks) {
                 TaskRecord t = store.find(id).orElseThrow();
@@ -290,6 +291,16 @@ final class RuntimeModel {
             }
         } finally {
             settling = false;
+        }
+    }
+
+    /** A lease of a crashed runtime is recovered at the first poll after it expired, once the runtimes may run. */
+    private void checkRecovered() {
+        Instant now = clock.now();
+        for (long id : tasks) {
+            Lease lease = store.find(id).orElseThrow().lease();
+            require(lease == null || !deadOwners.contains(lease.owner()) || lease.expiresAt().plus(POLL).isAfter(now),
+                    "task %s still holds the lease %s of a crashed runtime at %s", id, lease, now);
         }
     }
 
