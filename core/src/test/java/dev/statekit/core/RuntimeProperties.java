@@ -27,7 +27,8 @@ import net.jqwik.api.state.Transformer;
  * reordering, over one queue with a concurrency limit and anti-starvation, served by one or two
  * runtimes. After each action {@link RuntimeModel#check()} asserts that leases never exceed the
  * limit, no task is lost or completed twice, retries are bounded and spaced, every claim picks
- * what the claim contract prescribes, and histories are unbroken rows of the table; at the end
+ * what the claim contract prescribes, a task whose cancellation was requested while it ran never
+ * starts again, and histories are unbroken rows of the table; at the end
  * (and at random points) {@link RuntimeModel#settle()} asserts that every task reaches an end.
  * The properties run through {@link RuntimePropertiesTest}.
  */
