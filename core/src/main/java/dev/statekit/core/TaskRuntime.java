@@ -86,6 +86,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final ConcurrentHashMap<Long, Run<?, ?>> running = new ConcurrentHashMap<>();
     private final AtomicInteger free;
     private final AtomicBoolean dispatchPending = new AtomicBoolean();
+    private final AtomicBoolean housekeepingPending = new AtomicBoolean();
     private final AtomicInteger rotation = new AtomicInteger();
     private final AtomicLong completed = new AtomicLong();
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
@@ -170,10 +171,10 @@ public final class TaskRuntime implements AutoCloseable {
         }
         subscription = engine.subscribe(new Wakeups());
         heartbeatTimer = every(heartbeat, this::heartbeat);
-        pollTimer = every(pollInterval, this::requestDispatch);
+        pollTimer = every(pollInterval, this::requestHousekeeping);
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", owner, slots, leaseDuration,
                 registrations.size());
-        requestDispatch();
+        requestHousekeeping();
     }
 
     /**
@@ -303,13 +304,21 @@ public final class TaskRuntime implements AutoCloseable {
         }
     }
 
+    /** Asks for a dispatch round that first recovers expired leases, fires due waits and re-checks blocked tasks. */
+    private void requestHousekeeping() {
+        housekeepingPending.set(true);
+        requestDispatch();
+    }
+
     private void dispatch() {
         dispatchPending.set(false);
         if (life != Life.RUNNING || halted) return;
         try {
-            housekeeping();
+            if (housekeepingPending.getAndSet(false)) {
+                housekeeping();
+                scheduleNextWake();
+            }
             claimAndStart();
-            scheduleNextWake();
         } catch (RuntimeException e) {
             log.warn("runtime {}: dispatch failed ({}); retrying after {}", owner, e.toString(), pollInterval, e);
         }
@@ -645,7 +654,7 @@ public final class TaskRuntime implements AutoCloseable {
                 synchronized (this) {
                     if (at.equals(nextWake)) nextWake = null;
                 }
-                requestDispatch();
+                requestHousekeeping();
             });
         }
     }

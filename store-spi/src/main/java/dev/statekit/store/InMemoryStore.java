@@ -52,6 +52,9 @@ public final class InMemoryStore implements Store {
     // machine \0 queue \0 state -> tasks in claim order
     private final ConcurrentHashMap<String, ConcurrentSkipListSet<Key>> index = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Boolean> leasedIds = new ConcurrentHashMap<>();
+    // lease-free tasks with a not-before time, earliest first
+    private final ConcurrentSkipListSet<TimedKey> timed = new ConcurrentSkipListSet<>(
+            Comparator.comparing(TimedKey::notBefore).thenComparingLong(TimedKey::id));
     private final ConcurrentHashMap<String, AtomicInteger> leasedPerQueue = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, QueueSlot> queues = new ConcurrentHashMap<>();
 
@@ -73,6 +76,9 @@ public final class InMemoryStore implements Store {
 
     /** A task's place in the claim order. */
     private record Key(int priority, long sequence, long id) {}
+
+    /** A lease-free task's not-before time. */
+    private record TimedKey(Instant notBefore, long id) {}
 
     /** The mutable home of one task; every field is guarded by the slot's monitor. */
     private static final class Slot {
@@ -279,6 +285,12 @@ public final class InMemoryStore implements Store {
                 if (states.contains(now.state())) indexSet(now).add(new Key(now.priority(), now.sequence(), now.id()));
             }
         }
+        Instant oldTime = old == null || old.lease() != null ? null : old.notBefore();
+        Instant newTime = now.lease() != null ? null : now.notBefore();
+        if (oldTime != newTime && (oldTime == null || !oldTime.equals(newTime))) {
+            if (oldTime != null) timed.remove(new TimedKey(oldTime, old.id()));
+            if (newTime != null) timed.add(new TimedKey(newTime, now.id()));
+        }
         boolean wasLeased = old != null && old.lease() != null;
         boolean isLeased = now.lease() != null;
         if (wasLeased != isLeased || (old != null && isLeased && !old.queue().equals(now.queue()))) {
@@ -386,21 +398,12 @@ public final class InMemoryStore implements Store {
             int skipped = q.skippedLower();
             while (room > 0) {
                 Key top = null;
-                Key lower = null;
-                for (ConcurrentSkipListSet<Key> set : sets) {
-                    for (Key k : set) {
-                        if (!runnable(k.id(), request)) continue;
-                        if (top == null || CLAIM_ORDER.compare(k, top) < 0) {
-                            if (top != null && top.priority() < k.priority()) lower = better(lower, top);
-                            top = k;
-                        } else if (k.priority() < top.priority()) {
-                            lower = better(lower, k);
-                        }
-                        if (k.priority() < (top == null ? Integer.MIN_VALUE : top.priority())) break;
-                    }
-                }
+                for (ConcurrentSkipListSet<Key> set : sets) top = better(top, firstRunnable(set, request));
                 if (top == null) break;
-                if (lower != null && lower.priority() >= top.priority()) lower = null;
+                // the best runnable task of a lower priority: the first one after every key of top's priority
+                Key bound = new Key(top.priority(), Long.MAX_VALUE, Long.MAX_VALUE);
+                Key lower = null;
+                for (ConcurrentSkipListSet<Key> set : sets) lower = better(lower, firstRunnable(set.tailSet(bound, false), request));
                 Key pick = top;
                 if (lower != null && request.starvationLimit() > 0 && skipped >= request.starvationLimit()) {
                     pick = lower;
@@ -421,8 +424,14 @@ public final class InMemoryStore implements Store {
         return claimed;
     }
 
-    private static @Nullable Key better(@Nullable Key a, Key b) {
+    private static @Nullable Key better(@Nullable Key a, @Nullable Key b) {
+        if (b == null) return a;
         return a == null || CLAIM_ORDER.compare(b, a) < 0 ? b : a;
+    }
+
+    private @Nullable Key firstRunnable(java.util.NavigableSet<Key> keys, ClaimRequest request) {
+        for (Key k : keys) if (runnable(k.id(), request)) return k;
+        return null;
     }
 
     private boolean runnable(long id, ClaimRequest request) {
@@ -489,35 +498,31 @@ public final class InMemoryStore implements Store {
     @Override
     public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
         List<TaskRecord> due = new ArrayList<>();
-        forIndexed(machine, states, t -> {
+        for (TimedKey k : timed) {
+            if (k.notBefore().isAfter(now) || due.size() >= max) break;
+            Slot slot = tasks.get(k.id());
+            if (slot == null) continue;
+            TaskRecord t = slot.task;
             Instant nb = t.notBefore();
-            if (t.lease() == null && nb != null && !nb.isAfter(now)) due.add(t);
-        });
-        due.sort(Comparator.comparing((TaskRecord t) -> Objects.requireNonNull(t.notBefore())).thenComparingLong(TaskRecord::id));
-        return due.size() <= max ? due : List.copyOf(due.subList(0, max));
+            if (t.lease() == null && nb != null && !nb.isAfter(now) && t.machine().equals(machine) && states.contains(t.state())) {
+                due.add(t);
+            }
+        }
+        return due;
     }
 
     @Override
     public @Nullable Instant nextDue(String machine, Collection<String> states, Instant now) {
-        Instant[] best = {null};
-        forIndexed(machine, states, t -> {
+        for (TimedKey k : timed.tailSet(new TimedKey(now, Long.MAX_VALUE), false)) {
+            Slot slot = tasks.get(k.id());
+            if (slot == null) continue;
+            TaskRecord t = slot.task;
             Instant nb = t.notBefore();
-            if (t.lease() == null && nb != null && nb.isAfter(now) && (best[0] == null || nb.isBefore(best[0]))) best[0] = nb;
-        });
-        return best[0];
-    }
-
-    private void forIndexed(String machine, Collection<String> states, java.util.function.Consumer<TaskRecord> action) {
-        ensureIndexed(machine, states);
-        String prefix = machine + '\u0000';
-        for (Map.Entry<String, ConcurrentSkipListSet<Key>> e : index.entrySet()) {
-            String g = e.getKey();
-            if (!g.startsWith(prefix) || !states.contains(g.substring(g.lastIndexOf('\u0000') + 1))) continue;
-            for (Iterator<Key> it = e.getValue().iterator(); it.hasNext(); ) {
-                Slot slot = tasks.get(it.next().id());
-                if (slot != null && states.contains(slot.task.state()) && slot.task.machine().equals(machine)) action.accept(slot.task);
+            if (t.lease() == null && nb != null && nb.isAfter(now) && t.machine().equals(machine) && states.contains(t.state())) {
+                return nb;
             }
         }
+        return null;
     }
 
     @Override
