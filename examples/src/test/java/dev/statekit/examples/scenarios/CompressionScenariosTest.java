@@ -3,6 +3,7 @@ package dev.statekit.examples.scenarios;
 import static dev.statekit.examples.scenarios.Scripts.events;
 import static dev.statekit.examples.scenarios.Scripts.last;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.statekit.core.CancelResult;
 import dev.statekit.core.Task;
@@ -96,9 +97,7 @@ class CompressionScenariosTest {
         executor2.runAll();
 
         assertThat(starts).extracting(Start::input, Start::owner)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("a.iso", "host-1"),
-                        org.assertj.core.groups.Tuple.tuple("b.iso", "host-2"),
-                        org.assertj.core.groups.Tuple.tuple("c.iso", "host-2"));
+                .containsExactly(tuple("a.iso", "host-1"), tuple("b.iso", "host-2"), tuple("c.iso", "host-2"));
         assertThat(starts).extracting(Start::leased).containsOnly(1);
         assertThat(List.of(a, b, c)).allSatisfy(id -> assertThat(two.task(id).state()).isEqualTo(State.COMPLETED));
     }
