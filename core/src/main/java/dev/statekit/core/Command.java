@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TriggerSource;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -16,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * Start from {@link #system()} or {@link #user(String)}.
  */
 public final class Command {
-    private static final Command SYSTEM = new Command(TriggerSource.SYSTEM, null, null, null, Map.of(), -1, -1);
+    private static final Command SYSTEM = new Command(TriggerSource.SYSTEM, null, null, null, Map.of(), -1, -1, null);
 
     private final TriggerSource source;
     private final @Nullable String actor;
@@ -25,11 +26,13 @@ public final class Command {
     private final Map<String, @Nullable String> attributes;
     private final long expectedVersion;
     private final long leaseToken;
+    private final @Nullable TaskError error;
 
     private Command(TriggerSource source, @Nullable String actor, @Nullable String reason,
                     @Nullable String idempotencyKey, Map<String, @Nullable String> attributes, long expectedVersion,
-                    long leaseToken) {
+                    long leaseToken, @Nullable TaskError error) {
         this.leaseToken = leaseToken;
+        this.error = error;
         this.source = source;
         this.actor = actor;
         this.reason = reason;
@@ -49,13 +52,13 @@ public final class Command {
      * @throws IllegalArgumentException if {@code actor} is blank
      */
     public static Command user(String actor) {
-        return new Command(TriggerSource.USER, requireText(actor, "actor"), null, null, Map.of(), -1, -1);
+        return new Command(TriggerSource.USER, requireText(actor, "actor"), null, null, Map.of(), -1, -1, null);
     }
 
     /** Returns a command triggered by {@code source}, with no actor. */
     public static Command by(TriggerSource source) {
         Objects.requireNonNull(source, "source");
-        return source == TriggerSource.SYSTEM ? SYSTEM : new Command(source, null, null, null, Map.of(), -1, -1);
+        return source == TriggerSource.SYSTEM ? SYSTEM : new Command(source, null, null, null, Map.of(), -1, -1, null);
     }
 
     private static String requireText(@Nullable String value, String what) {
@@ -66,12 +69,12 @@ public final class Command {
 
     /** Returns this command with {@code actorName} as its actor. */
     public Command actor(String actorName) {
-        return new Command(source, requireText(actorName, "actor"), reason, idempotencyKey, attributes, expectedVersion, leaseToken);
+        return new Command(source, requireText(actorName, "actor"), reason, idempotencyKey, attributes, expectedVersion, leaseToken, error);
     }
 
     /** Returns this command with a free-text reason, recorded in history. */
     public Command reason(String text) {
-        return new Command(source, actor, Objects.requireNonNull(text, "reason"), idempotencyKey, attributes, expectedVersion, leaseToken);
+        return new Command(source, actor, Objects.requireNonNull(text, "reason"), idempotencyKey, attributes, expectedVersion, leaseToken, error);
     }
 
     /**
@@ -80,7 +83,7 @@ public final class Command {
      * applied commands, so a refused command may be repeated with its key.
      */
     public Command idempotencyKey(String key) {
-        return new Command(source, actor, reason, requireText(key, "idempotency key"), attributes, expectedVersion, leaseToken);
+        return new Command(source, actor, reason, requireText(key, "idempotency key"), attributes, expectedVersion, leaseToken, error);
     }
 
     /** Returns this command setting attribute {@code key} to {@code value}. */
@@ -96,7 +99,7 @@ public final class Command {
     private Command withAttribute(String key, @Nullable String value) {
         LinkedHashMap<String, @Nullable String> copy = new LinkedHashMap<>(attributes);
         copy.put(key, value);
-        return new Command(source, actor, reason, idempotencyKey, Collections.unmodifiableMap(copy), expectedVersion, leaseToken);
+        return new Command(source, actor, reason, idempotencyKey, Collections.unmodifiableMap(copy), expectedVersion, leaseToken, error);
     }
 
     /**
@@ -107,7 +110,7 @@ public final class Command {
      */
     public Command expectVersion(long version) {
         if (version < 0) throw new IllegalArgumentException("expected version must be >= 0, was " + version);
-        return new Command(source, actor, reason, idempotencyKey, attributes, version, leaseToken);
+        return new Command(source, actor, reason, idempotencyKey, attributes, version, leaseToken, error);
     }
 
     /**
@@ -119,7 +122,21 @@ public final class Command {
      */
     public Command underLease(long fencingToken) {
         if (fencingToken < 0) throw new IllegalArgumentException("fencing token must be >= 0, was " + fencingToken);
-        return new Command(source, actor, reason, idempotencyKey, attributes, expectedVersion, fencingToken);
+        return new Command(source, actor, reason, idempotencyKey, attributes, expectedVersion, fencingToken, error);
+    }
+
+    /**
+     * Returns this command reporting a failure: guards and effects see it as {@link #error()},
+     * and the engine records it as the task's last error when the command is applied.
+     */
+    public Command error(TaskError failure) {
+        return new Command(source, actor, reason, idempotencyKey, attributes, expectedVersion, leaseToken,
+                Objects.requireNonNull(failure, "failure"));
+    }
+
+    /** Returns the failure this command reports, or null. */
+    public @Nullable TaskError error() {
+        return error;
     }
 
     /** Returns the fencing token the command was issued under, if any. */
@@ -168,6 +185,7 @@ public final class Command {
     @Override
     public String toString() {
         return "Command[source=" + source + ", actor=" + actor + ", reason=" + reason + ", key=" + idempotencyKey
-                + ", attributes=" + attributes + (expectedVersion < 0 ? "" : ", expectedVersion=" + expectedVersion) + "]";
+                + ", attributes=" + attributes + (expectedVersion < 0 ? "" : ", expectedVersion=" + expectedVersion)
+                + (leaseToken < 0 ? "" : ", leaseToken=" + leaseToken) + (error == null ? "" : ", error=" + error) + "]";
     }
 }

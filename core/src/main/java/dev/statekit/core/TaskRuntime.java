@@ -93,6 +93,7 @@ public final class TaskRuntime implements AutoCloseable {
     private volatile Life life = Life.NEW;
     private volatile boolean halted;
     private @Nullable Cancellable subscription;
+    private volatile @Nullable TransitionListener wakeups;
     private @Nullable Cancellable heartbeatTimer;
     private @Nullable Cancellable pollTimer;
     private volatile @Nullable Instant nextWake;
@@ -169,7 +170,9 @@ public final class TaskRuntime implements AutoCloseable {
                 recover(r, t, "restart of " + owner);
             }
         }
-        subscription = engine.subscribe(new Wakeups());
+        Wakeups w = new Wakeups();
+        wakeups = w;
+        subscription = engine.subscribe(w);
         heartbeatTimer = every(heartbeat, this::heartbeat);
         pollTimer = every(pollInterval, this::requestHousekeeping);
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", owner, slots, leaseDuration,
@@ -357,11 +360,19 @@ public final class TaskRuntime implements AutoCloseable {
                 throw e;
             }
             free.addAndGet(want - claimed.size());
+            announce(r, claimed);
             for (TaskRecord t : claimed) start(r, t);
             taken += claimed.size();
             if (claimed.size() < want) return taken;
         }
         return taken;
+    }
+
+    /** Claims are written by the store, not the engine: tell the engine's listeners of them. */
+    private void announce(Registration<?, ?> r, List<TaskRecord> claimed) {
+        TransitionListener own = wakeups;
+        if (claimed.isEmpty() || (own != null && !engine.hasListenersBesides(own))) return;
+        for (TaskRecord t : claimed) engine.announce(r.machine.name(), t);
     }
 
     private boolean reserve(int n) {
@@ -406,6 +417,7 @@ public final class TaskRuntime implements AutoCloseable {
             free.incrementAndGet();
             return null;
         }
+        announce(r, claimed);
         TaskRecord t = claimed.get(0);
         S state = Objects.requireNonNull(r.machine.state(t.state()));
         Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()));
@@ -476,19 +488,19 @@ public final class TaskRuntime implements AutoCloseable {
             if (f.retryable() && p.retryable != null && retries < p.retry.maxRetries()) {
                 Duration delay = p.retry.delay(retries, nextRandom());
                 Instant notBefore = clock.now().plus(delay);
-                outcome = engine.fire(m, id, p.retryable, base.reason(f.code() + ": " + f.message()),
-                        (cur, next) -> next.retries(cur.retries() + 1).lastError(error).notBefore(notBefore));
+                outcome = engine.fire(m, id, p.retryable, base.reason(f.code() + ": " + f.message()).error(error),
+                        (cur, next) -> next.retries(cur.retries() + 1).notBefore(notBefore));
                 if (outcome.isApplied()) wakeAt(notBefore);
             } else {
                 String why = f.retryable() ? f.code() + " after " + retries + " retries: " + f.message() : f.code() + ": " + f.message();
-                outcome = engine.fire(m, id, Objects.requireNonNull(p.fatal), base.reason(why), (cur, next) -> next.lastError(error));
+                outcome = engine.fire(m, id, Objects.requireNonNull(p.fatal), base.reason(why).error(error), null);
             }
         } else {
             WorkResult.Snooze z = (WorkResult.Snooze) result;
             E release = p.release;
             if (release == null) {
                 TaskError error = new TaskError("SNOOZE_UNSUPPORTED", "machine " + m.name() + " has no release event", false, null);
-                outcome = engine.fire(m, id, Objects.requireNonNull(p.fatal), base, (cur, next) -> next.lastError(error));
+                outcome = engine.fire(m, id, Objects.requireNonNull(p.fatal), base.error(error), null);
             } else {
                 Instant notBefore = clock.now().plus(z.delay());
                 outcome = engine.fire(m, id, release, base.reason("snoozed for " + z.delay()),
@@ -500,9 +512,26 @@ public final class TaskRuntime implements AutoCloseable {
             if (refused.code() == RefusalCode.LEASE_LOST) {
                 log.info("runtime {}: result of task {} discarded: {}", owner, id, refused.message());
             } else {
-                log.debug("runtime {}: result of task {} refused: {}", owner, id, refused.message());
+                settleRefused(run, refused, base);
             }
         }
+    }
+
+    /**
+     * The machine refused the event a result maps to (a guard said no): the task must not stay in
+     * its running state under a lease nobody renews, so it fails; if even that is refused, it is
+     * released; if that is refused too, lease recovery takes it.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> void settleRefused(Run<S, E> run, Outcome.Refused<S> refused, Command base) {
+        RunPolicy<S, E> p = run.reg.policy;
+        long id = run.task.id();
+        log.warn("runtime {}: result of task {} was refused ({}); failing the task", owner, id, refused.message());
+        TaskError error = new TaskError("RESULT_REFUSED", refused.reasonCode() + ": " + refused.message(), false, null);
+        Outcome<S> failed = engine.fire(run.reg.machine, id, Objects.requireNonNull(p.fatal), base.reason("result refused").error(error), null);
+        if (failed.isApplied()) return;
+        E release = p.release;
+        if (release != null && engine.fire(run.reg.machine, id, release, base.reason("result refused").error(error), null).isApplied()) return;
+        log.warn("runtime {}: task {} could be neither failed nor released; lease recovery will take it", owner, id);
     }
 
     private double nextRandom() {
@@ -557,7 +586,7 @@ public final class TaskRuntime implements AutoCloseable {
         switch (p.recovery) {
             case FAIL: {
                 TaskError error = new TaskError("LEASE_EXPIRED", why, true, null);
-                o = engine.fire(r.machine, t.id(), Objects.requireNonNull(p.fatal), c, (cur, next) -> next.lastError(error));
+                o = engine.fire(r.machine, t.id(), Objects.requireNonNull(p.fatal), c.error(error), null);
                 break;
             }
             case INTERRUPT: {
@@ -582,8 +611,8 @@ public final class TaskRuntime implements AutoCloseable {
             if (o.isApplied()) store.reorder(task.id(), task.record().priority(), store.nextSequence(true));
         } else {
             engine.fire(r.machine, task.id(), Objects.requireNonNull(p.interruptFail),
-                    c.reason(p.autoRecover ? "interrupted again after its automatic retry" : "interrupted; automatic recovery is off"),
-                    (cur, next) -> next.lastError(new TaskError("INTERRUPTED", "the task was interrupted by a crash", true, null)));
+                    c.reason(p.autoRecover ? "interrupted again after its automatic retry" : "interrupted; automatic recovery is off")
+                            .error(new TaskError("INTERRUPTED", "the task was interrupted by a crash", true, null)), null);
         }
     }
 
@@ -672,7 +701,7 @@ public final class TaskRuntime implements AutoCloseable {
     /** Wakes the runtime when work may have become runnable in this process. */
     private final class Wakeups implements TransitionListener {
         @Override
-        public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
+        public void onTransition(String machine, TaskRecord task, @Nullable HistoryEntry entry) {
             List<Registration<?, ?>> regs = byMachine.get(machine);
             if (regs == null) return;
             for (Registration<?, ?> r : regs) {
@@ -887,7 +916,13 @@ public final class TaskRuntime implements AutoCloseable {
             Set<String> cs = new HashSet<>();
             policy.claims.forEach((from, event) -> {
                 Transition<S, E> row = machine.transitions(from, event).get(0);
-                rs.add(new ClaimRule(from.name(), event.name(), row.to().name()));
+                Effect<S> effect = row.effect();
+                ClaimRule.ClaimEffect claimEffect = effect == null ? null : before -> {
+                    Map<String, @Nullable String> changes = new LinkedHashMap<>();
+                    effect.apply(new Task<>(from, before), Command.system(), changes);
+                    return before.attributes().with(changes);
+                };
+                rs.add(new ClaimRule(from.name(), event.name(), row.to().name(), claimEffect));
                 cs.add(from.name());
             });
             this.rules = List.copyOf(rs);

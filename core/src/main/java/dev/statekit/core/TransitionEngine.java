@@ -375,8 +375,12 @@ public final class TransitionEngine {
         }
         if (now == null) now = clock.now();
         TaskRecord next = current.transitioned(chosen.to().name(), attributes, now);
-        if (current.lease() != null && !machine.holdsLease(chosen.to())) {
-            next = next.toBuilder().lease(null).build();     // leaving the running states ends the lease
+        boolean endsLease = current.lease() != null && !machine.holdsLease(chosen.to());
+        if (endsLease || command.error() != null) {
+            TaskRecord.Builder b = next.toBuilder();
+            if (endsLease) b.lease(null);                      // leaving the running states ends the lease
+            if (command.error() != null) b.lastError(command.error());
+            next = b.build();
         }
         if (adjust != null) {
             TaskRecord.Builder b = next.toBuilder();
@@ -434,6 +438,28 @@ public final class TransitionEngine {
                     + "', which machine " + machine.name() + " v" + machine.version() + " does not know", record.id(), null);
         }
         return s;
+    }
+
+    /** Tells listeners of a change a store applied on the engine's behalf (a claim). */
+    void announce(String machine, TaskRecord task) {
+        TransitionListener[] current = listeners;
+        if (current.length == 0) return;
+        List<HistoryEntry> history = store.history(task.id());
+        HistoryEntry entry = history.isEmpty() ? null : history.get(history.size() - 1);
+        if (entry == null || entry.version() != task.version()) return;
+        for (TransitionListener l : current) {
+            try {
+                l.onTransition(machine, task, entry);
+            } catch (RuntimeException e) {
+                log.warn("listener {} failed on task {} version {}; the change stands", l, task.id(), task.version(), e);
+            }
+        }
+    }
+
+    /** Returns whether listeners other than {@code own} are subscribed. */
+    boolean hasListenersBesides(TransitionListener own) {
+        for (TransitionListener l : listeners) if (l != own) return true;
+        return false;
     }
 
     private void notifyListeners(String machine, Change change) {

@@ -452,6 +452,7 @@ public final class InMemoryStore implements Store {
             Instant now = request.now();
             TaskRecord next = t.toBuilder()
                     .state(rule.to())
+                    .attributes(rule.attributesOf(t))
                     .lease(new Lease(request.owner(), fencingTokens.incrementAndGet(), now.plus(request.leaseDuration())))
                     .attempts(t.attempts() + 1)
                     .notBefore(null)

@@ -256,8 +256,6 @@ public final class CompressionHost implements AutoCloseable {
             long bytes = compressor.compress(ctx);
             Map<String, @Nullable String> result = new HashMap<>();
             result.put(OUTPUT_BYTES, Long.toString(bytes));
-            // a claim applies QUEUED → RUNNING without the row's effect, which drops the placement
-            result.put(CompressionTask.QUEUE_PLACEMENT, null);
             result.put(CompressionTask.FAILURE_REASON, null);
             return WorkResult.success(result);
         } catch (InterruptedException e) {

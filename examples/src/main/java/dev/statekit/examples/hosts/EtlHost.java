@@ -198,11 +198,9 @@ public final class EtlHost implements AutoCloseable {
         return Tasks.get(engine, EtlTask.MACHINE, id);
     }
 
-    /** The OCR worker. The claim applies PENDING → MINERU_PARSING without the row's effect, so it reports the phase and the attempt. */
+    /** The OCR worker; the claim's start row already set the phase and counted the attempt. */
     private WorkResult parse(WorkContext<State> ctx) {
         Task<State> task = ctx.task();
-        ctx.progress(EtlTask.PHASE, "ocr");
-        ctx.progress(EtlTask.ATTEMPT_OCR, Integer.toString(count(task.attribute(EtlTask.ATTEMPT_OCR)) + 1));
         try {
             String markdown = ocr.parse(task);
             return WorkResult.success(Map.of(EtlTask.MARKDOWN_KEY, markdown));
@@ -246,15 +244,6 @@ public final class EtlHost implements AutoCloseable {
             if (machine.equals(EtlTask.MACHINE.name()) && entry.to().equals(State.LLM_PROCESSING.name())) {
                 postExecutor.execute(() -> postprocess(task.id()));
             }
-        }
-    }
-
-    private static int count(@Nullable String value) {
-        if (value == null) return 0;
-        try {
-            return Math.max(0, Integer.parseInt(value.trim()));
-        } catch (NumberFormatException e) {
-            return 0;
         }
     }
 

@@ -239,11 +239,8 @@ public final class ReadDoHost implements AutoCloseable {
     /** The worker: runs the pipeline in run {@code run-N} and reports its artifacts or its failed step. */
     private WorkResult work(WorkContext<State> ctx) {
         Task<State> item = ctx.task();
-        int run = item.record().attempts();
-        String runId = "run-" + run;
-        // the claim applies QUEUED → PROCESSING without the row's effect: the worker names the run
-        ctx.progress(ReadDoItem.RUNS, Integer.toString(run));
-        ctx.progress(ReadDoItem.RUN_ID, runId);
+        // the claim's lease-acquire row counted the run and named it
+        String runId = java.util.Objects.requireNonNull(item.attribute(ReadDoItem.RUN_ID), "run id");
         Map<String, String> artifacts = new LinkedHashMap<>();
         for (String step : STEPS) {
             if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
