@@ -439,6 +439,93 @@ class TaskRuntimeTest {
     }
 
     @Test
+    void aClaimRunsTheStartRowsEffectAndListenersHearOfIt() {
+        Machine<Jobs.State, Jobs.Event> counted = Machine.builder("counted", Jobs.State.class, Jobs.Event.class)
+                .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+                .initial(Jobs.State.QUEUED)
+                .terminal(Jobs.State.DONE)
+                .row(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING).by(dev.statekit.store.TriggerSource.SYSTEM)
+                    .effect((task, command, changes) -> changes.put("runs",
+                            Integer.toString(Integer.parseInt(task.attributes().getOrDefault("runs", "0")) + 1)))
+                    .add()
+                .transition(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE, dev.statekit.store.TriggerSource.SYSTEM)
+                .transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, dev.statekit.store.TriggerSource.SYSTEM)
+                .transition(Jobs.State.FAILED, Jobs.Event.RETRY, Jobs.State.QUEUED, dev.statekit.store.TriggerSource.USER)
+                .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).recoverByFailing())
+                .build();
+        List<String> heard = new ArrayList<>();
+        engine.subscribe((machine, t, entry) -> heard.add(entry.event() + "@" + t.attributes().get("runs")));
+        List<String> seenByWorker = new ArrayList<>();
+        TaskRuntime rt = TaskRuntime.builder(engine).owner("r1").executor(executor).workers(1)
+                .register(counted, "q", ctx -> {
+                    seenByWorker.add(ctx.task().attribute("runs"));
+                    return WorkResult.success();
+                }, QueueOptions.defaults()).build();
+        rt.start();
+        engine.create(counted, TaskSpec.defaults().queue("q"));
+        executor.runAll();
+        assertThat(seenByWorker).containsExactly("1");
+        assertThat(heard).containsExactly("START@1", "COMPLETE@1");
+    }
+
+    @Test
+    void aResultTheTableRefusesFailsTheTaskInsteadOfLeavingItRunning() {
+        Machine<Jobs.State, Jobs.Event> gated = Machine.builder("gated", Jobs.State.class, Jobs.Event.class)
+                .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+                .initial(Jobs.State.QUEUED)
+                .terminal(Jobs.State.DONE)
+                .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, dev.statekit.store.TriggerSource.SYSTEM)
+                .row(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE).by(dev.statekit.store.TriggerSource.SYSTEM)
+                    .guard("has-output", (task, command) -> Verdict.when(command.attributes().containsKey("output"),
+                            "OUTPUT_MISSING", "no output was reported"))
+                    .add()
+                .transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, dev.statekit.store.TriggerSource.SYSTEM)
+                .transition(Jobs.State.FAILED, Jobs.Event.RETRY, Jobs.State.QUEUED, dev.statekit.store.TriggerSource.USER)
+                .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).recoverByFailing())
+                .build();
+        TaskRuntime rt = TaskRuntime.builder(engine).owner("r1").executor(executor).workers(1)
+                .register(gated, "q", ctx -> WorkResult.success(), QueueOptions.defaults()).build();
+        rt.start();
+        long id = engine.create(gated, TaskSpec.defaults().queue("q")).task().id();
+        executor.runAll();
+        Task<Jobs.State> t = engine.find(gated, id).orElseThrow();
+        assertThat(t.state()).isEqualTo(Jobs.State.FAILED);
+        assertThat(t.record().lease()).isNull();
+        assertThat(t.record().lastError().code()).isEqualTo("RESULT_REFUSED");
+        assertThat(t.record().lastError().message()).contains("OUTPUT_MISSING");
+    }
+
+    @Test
+    void failureCommandsCarryTheErrorForGuardsAndEffects() {
+        List<String> seen = new ArrayList<>();
+        Machine<Jobs.State, Jobs.Event> m = Machine.builder("errors", Jobs.State.class, Jobs.Event.class)
+                .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+                .initial(Jobs.State.QUEUED)
+                .terminal(Jobs.State.DONE)
+                .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, dev.statekit.store.TriggerSource.SYSTEM)
+                .transition(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE, dev.statekit.store.TriggerSource.SYSTEM)
+                .row(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED).by(dev.statekit.store.TriggerSource.SYSTEM)
+                    .effect((task, command, changes) -> {
+                        seen.add(command.error().code() + "/" + command.error().step());
+                        changes.put("failed_step", command.error().step());
+                    })
+                    .add()
+                .transition(Jobs.State.FAILED, Jobs.Event.RETRY, Jobs.State.QUEUED, dev.statekit.store.TriggerSource.USER)
+                .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).recoverByFailing())
+                .build();
+        TaskRuntime rt = TaskRuntime.builder(engine).owner("r1").executor(executor).workers(1)
+                .register(m, "q", ctx -> WorkResult.fatal("EXTRACTION_PARSE_FAILED", "no text").atStep("extract"),
+                        QueueOptions.defaults()).build();
+        rt.start();
+        long id = engine.create(m, TaskSpec.defaults().queue("q")).task().id();
+        executor.runAll();
+        Task<Jobs.State> t = engine.find(m, id).orElseThrow();
+        assertThat(seen).containsExactly("EXTRACTION_PARSE_FAILED/extract");
+        assertThat(t.attribute("failed_step")).isEqualTo("extract");
+        assertThat(t.record().lastError()).isEqualTo(new dev.statekit.store.TaskError("EXTRACTION_PARSE_FAILED", "no text", false, "extract"));
+    }
+
+    @Test
     void builderRejectsBadConfiguration() {
         Machine<Chunk.State, Chunk.Event> noPolicy = Chunk.MACHINE;
         assertThatThrownBy(() -> TaskRuntime.builder(engine).register(noPolicy, ctx -> WorkResult.success()))

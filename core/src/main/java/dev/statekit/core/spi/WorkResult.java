@@ -23,12 +23,12 @@ public sealed interface WorkResult {
     }
 
     /** Returns a retryable failure with a stable code (for example {@code AI_RATE_LIMITED}) and a message. */
-    static WorkResult retryable(String code, String message) {
+    static Failure retryable(String code, String message) {
         return new Failure(code, message, true, null);
     }
 
     /** Returns a fatal failure: the task fails without further automatic retries. */
-    static WorkResult fatal(String code, String message) {
+    static Failure fatal(String code, String message) {
         return new Failure(code, message, false, null);
     }
 
