@@ -228,6 +228,11 @@ final class RuntimeModelStore implements Store {
     }
 
     @Override
+    public int purge(String machine, java.util.Collection<String> states, java.time.Instant updatedBefore, int max) {
+        return store.purge(machine, states, updatedBefore, max);
+    }
+
+    @Override
     public boolean requestCancel(long taskId) {
         return store.requestCancel(taskId);
     }

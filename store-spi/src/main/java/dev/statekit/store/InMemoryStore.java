@@ -133,6 +133,13 @@ public final class InMemoryStore implements Store {
             }
             p.set((int) (id & (PAGE_SIZE - 1)), slot);
         }
+
+        void remove(long id) {
+            long page = id >>> PAGE_BITS;
+            if (page >= MAX_PAGES) return;
+            AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
+            if (p != null) p.set((int) (id & (PAGE_SIZE - 1)), null);
+        }
     }
 
     // --- create, find, apply ----------------------------------------------------------------
@@ -563,6 +570,34 @@ public final class InMemoryStore implements Store {
             if (slot != null) result.add(slot.task);
         }
         return result;
+    }
+
+    @Override
+    public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
+        java.util.Set<Long> parents = new java.util.HashSet<>();
+        long last = ids.get();
+        for (long id = 1; id <= last; id++) {
+            Slot slot = tasks.get(id);
+            if (slot != null && slot.task.parentId() != null) parents.add(slot.task.parentId());
+        }
+        int purged = 0;
+        for (long id = 1; id <= last && purged < max; id++) {
+            Slot slot = tasks.get(id);
+            if (slot == null) continue;
+            synchronized (slot) {
+                TaskRecord t = slot.task;
+                if (!t.machine().equals(machine) || !states.contains(t.state()) || t.lease() != null
+                        || !t.updatedAt().isBefore(updatedBefore) || parents.contains(t.id())) {
+                    continue;
+                }
+                reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
+                tasks.remove(id);
+                String key = t.idempotencyKey();
+                if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
+                purged++;
+            }
+        }
+        return purged;
     }
 
     @Override

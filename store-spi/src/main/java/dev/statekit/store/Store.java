@@ -127,6 +127,26 @@ public interface Store {
      */
     long nextSequence(boolean front);
 
+    /**
+     * Deletes tasks of {@code machine} in one of {@code states} (typically terminal ones) last
+     * updated before {@code updatedBefore}, with their history and idempotency records, at most
+     * {@code max} of them; tasks that hold a lease or have children are kept.
+     *
+     * @return how many tasks were deleted
+     */
+    int purge(String machine, Collection<String> states, Instant updatedBefore, int max);
+
+    /**
+     * Registers {@code wake} to be called when another process may have made work runnable (for
+     * example through PostgreSQL's LISTEN/NOTIFY). Stores that cannot tell do nothing, and
+     * runtimes fall back to polling.
+     *
+     * @return a handle that stops the calls
+     */
+    default AutoCloseable watch(Runnable wake) {
+        return () -> { };
+    }
+
     // --- queues -----------------------------------------------------------------------------
 
     /** Returns the control record of {@code queue} ({@link QueueRecord#defaults} if never set). */
