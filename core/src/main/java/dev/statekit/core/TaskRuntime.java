@@ -94,6 +94,7 @@ public final class TaskRuntime implements AutoCloseable {
     private volatile boolean halted;
     private @Nullable Cancellable subscription;
     private volatile @Nullable TransitionListener wakeups;
+    private volatile @Nullable AutoCloseable storeWatch;
     private @Nullable Cancellable heartbeatTimer;
     private @Nullable Cancellable pollTimer;
     private volatile @Nullable Instant nextWake;
@@ -173,6 +174,7 @@ public final class TaskRuntime implements AutoCloseable {
         Wakeups w = new Wakeups();
         wakeups = w;
         subscription = engine.subscribe(w);
+        storeWatch = store.watch(this::requestDispatch);
         heartbeatTimer = every(heartbeat, this::heartbeat);
         pollTimer = every(pollInterval, this::requestHousekeeping);
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", owner, slots, leaseDuration,
@@ -238,6 +240,14 @@ public final class TaskRuntime implements AutoCloseable {
     private void cancelTimers() {
         for (Cancellable c : new Cancellable[] {subscription, heartbeatTimer, pollTimer, wakeTimer}) {
             if (c != null) c.cancel();
+        }
+        AutoCloseable w = storeWatch;
+        if (w != null) {
+            try {
+                w.close();
+            } catch (Exception e) {
+                log.debug("runtime {}: closing the store watch failed", owner, e);
+            }
         }
     }
 
