@@ -78,6 +78,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Duration heartbeat;
     private final Duration pollInterval;
     private final Duration cancelGrace;
+    private final boolean forceCancel;
     private final ErrorClassifier classifier;
     private final List<Registration<?, ?>> registrations;
     private final Map<String, List<Registration<?, ?>>> byMachine = new LinkedHashMap<>();
@@ -124,6 +125,7 @@ public final class TaskRuntime implements AutoCloseable {
         this.heartbeat = b.heartbeat != null ? b.heartbeat : b.leaseDuration.dividedBy(3);
         this.pollInterval = b.pollInterval;
         this.cancelGrace = b.cancelGrace;
+        this.forceCancel = b.forceCancel;
         this.classifier = b.classifier;
         this.registrations = List.copyOf(b.registrations);
         for (Registration<?, ?> r : registrations) byMachine.computeIfAbsent(r.machine.name(), k -> new ArrayList<>()).add(r);
@@ -788,6 +790,10 @@ public final class TaskRuntime implements AutoCloseable {
         if (task == null) return;
         Lease lease = task.record().lease();
         if (lease == null || lease.fencingToken() != token) return;      // finished, or cancelled cooperatively
+        if (!forceCancel) {
+            log.warn("runtime {}: task {} did not stop within {} of its cancellation; it keeps running", owner, taskId, cancelGrace);
+            return;
+        }
         Outcome<S> o = engine.fire(machine, taskId, cancel, command.reason("cancelled after the grace period")
                 .expectVersion(task.version()), null);
         log.info("runtime {}: task {} did not stop within {}; cancelled it: {}", owner, taskId, cancelGrace,
@@ -1036,6 +1042,7 @@ public final class TaskRuntime implements AutoCloseable {
         private @Nullable Duration heartbeat;
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration cancelGrace = Duration.ofSeconds(30);
+        private boolean forceCancel = true;
         private ErrorClassifier classifier = ErrorClassifier.defaults();
         private long seed = System.identityHashCode(this) * 0x9E3779B97F4A7C15L;
         private final List<Registration<?, ?>> registrations = new ArrayList<>();
@@ -1096,9 +1103,20 @@ public final class TaskRuntime implements AutoCloseable {
             return this;
         }
 
-        /** Sets how long a cooperative cancellation may take before the task is cancelled anyway (default 30 s). */
+        /** Sets how long a cooperative cancellation may take before the policy decides (default 30 s). */
         public Builder cancelGrace(Duration value) {
             this.cancelGrace = Objects.requireNonNull(value, "cancelGrace");
+            return this;
+        }
+
+        /**
+         * Sets what happens to a running task whose worker has not stopped within the cancel grace
+         * period: {@code true} (the default) cancels it anyway and fences the worker (for work that
+         * can be abandoned safely); {@code false} lets it run to its end, where the cancellation is
+         * applied (for work that must not be cut, such as a compression that would leave a corrupt file).
+         */
+        public Builder forceCancelAfterGrace(boolean force) {
+            this.forceCancel = force;
             return this;
         }
 

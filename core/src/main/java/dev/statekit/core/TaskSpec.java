@@ -52,6 +52,11 @@ public final class TaskSpec {
         return new TaskSpec(queue, value, parentId, attributes, payload, idempotencyKey, notBefore);
     }
 
+    /** Returns this spec with a named priority. */
+    public TaskSpec priority(Priority value) {
+        return priority(value.value());
+    }
+
     /** Returns this spec as a child of task {@code parent}. */
     public TaskSpec parent(long parent) {
         if (parent <= 0) throw new IllegalArgumentException("parent id must be positive, was " + parent);

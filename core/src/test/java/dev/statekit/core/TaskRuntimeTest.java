@@ -158,6 +158,22 @@ class TaskRuntimeTest {
     }
 
     @Test
+    void withoutForcingAHangingWorkerKeepsRunningAndItsEndAppliesTheCancellation() {
+        TaskRuntime rt = builder("r1", Jobs.MACHINE, ctx -> WorkResult.success(), QueueOptions.defaults())
+                .forceCancelAfterGrace(false).build();
+        rt.start();
+        executor.runAll();
+        long id = enqueue(Priority.NORMAL.value());
+        dispatchOnly();
+        assertThat(rt.cancel(Jobs.MACHINE, id, Command.user("ana")).status()).isEqualTo(CancelResult.Status.REQUESTED);
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(task(id).state()).isEqualTo(Jobs.State.RUNNING);
+        executor.runAll();
+        assertThat(task(id).state()).isEqualTo(Jobs.State.CANCELED);
+        assertThat(events(id)).containsExactly("START", "CANCEL");
+    }
+
+    @Test
     void aQueuedTaskIsCancelledAtOnceAndARefusalChangesNothing() {
         TaskRuntime rt = runtime(ctx -> WorkResult.success(), QueueOptions.defaults());
         rt.pause("q");
