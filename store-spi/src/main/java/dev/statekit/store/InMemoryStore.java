@@ -651,31 +651,24 @@ public final class InMemoryStore implements Store {
 
     @Override
     public QueueRecord pauseQueue(String queue, @Nullable String reason) {
-        QueueSlot qs = queueSlot(queue);
-        synchronized (qs) {
-            QueueRecord q = qs.record;
-            qs.record = new QueueRecord(q.name(), true, reason, q.concurrency(), q.skippedLower());
-            return qs.record;
-        }
+        return updateQueue(queue, q -> new QueueRecord(q.name(), true, reason, q.concurrency(), q.skippedLower()));
     }
 
     @Override
     public QueueRecord resumeQueue(String queue) {
-        QueueSlot qs = queueSlot(queue);
-        synchronized (qs) {
-            QueueRecord q = qs.record;
-            qs.record = new QueueRecord(q.name(), false, null, q.concurrency(), q.skippedLower());
-            return qs.record;
-        }
+        return updateQueue(queue, q -> new QueueRecord(q.name(), false, null, q.concurrency(), q.skippedLower()));
     }
 
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
         if (limit < 0) throw new IllegalArgumentException("concurrency limit must be >= 0, was " + limit);
+        return updateQueue(queue, q -> new QueueRecord(q.name(), q.paused(), q.pauseReason(), limit, q.skippedLower()));
+    }
+
+    private QueueRecord updateQueue(String queue, java.util.function.UnaryOperator<QueueRecord> change) {
         QueueSlot qs = queueSlot(queue);
         synchronized (qs) {
-            QueueRecord q = qs.record;
-            qs.record = new QueueRecord(q.name(), q.paused(), q.pauseReason(), limit, q.skippedLower());
+            qs.record = change.apply(qs.record);
             return qs.record;
         }
     }
