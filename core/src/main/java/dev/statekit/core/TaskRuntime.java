@@ -74,6 +74,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Executor executor;
     private final @Nullable ExecutorService ownedExecutor;
     private final int slots;
+    private final int batchSize;
     private final Duration leaseDuration;
     private final Duration heartbeat;
     private final Duration pollInterval;
@@ -107,6 +108,7 @@ public final class TaskRuntime implements AutoCloseable {
         this.clock = engine.clock();
         this.owner = b.owner;
         this.slots = b.workers;
+        this.batchSize = b.batchSize;
         this.free = new AtomicInteger(b.workers);
         if (b.executor != null) {
             this.executor = b.executor;
@@ -267,7 +269,7 @@ public final class TaskRuntime implements AutoCloseable {
         Outcome<S> o = engine.fire(run.reg.machine, run.task.id(), release,
                 Command.system().actor(owner).reason("runtime stopping"), null);
         log.debug("released task {} at shutdown: {}", run.task.id(), o.isApplied() ? "applied" : o);
-        if (running.remove(run.task.id(), run)) free.incrementAndGet();
+        running.remove(run.task.id(), run);
     }
 
     private void finishStopIfIdle() {
@@ -352,32 +354,44 @@ public final class TaskRuntime implements AutoCloseable {
         }
     }
 
-    /** Claims up to {@code max} tasks for {@code r} and starts them; returns how many. */
-    private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int max) {
+    /**
+     * Claims work for up to {@code slots} free slots of this runtime: each slot takes up to
+     * {@code batchSize} tasks in one claim. Returns how many slots it filled.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int slots) {
         Instant now = clock.now();
-        if (r.options.precondition() != null) blockUnready(r, now, max);
-        int taken = 0;
-        while (taken < max) {
-            int want = max - taken;
-            if (!reserve(want)) {
-                want = free.get();
-                if (want <= 0 || !reserve(want)) return taken;
+        if (r.options.precondition() != null) blockUnready(r, now, slots * batchSize);
+        int filled = 0;
+        while (filled < slots) {
+            if (!reserve(1)) return filled;
+            List<Run<S, E>> batch = claimBatch(r, now);
+            if (batch.isEmpty()) {
+                free.incrementAndGet();
+                return filled;
             }
-            List<TaskRecord> claimed;
-            try {
-                claimed = store.claim(new ClaimRequest(r.machine.name(), r.queue, r.rules, owner, now, leaseDuration,
-                        want, r.options.starvationLimit()));
-            } catch (RuntimeException e) {
-                free.addAndGet(want);
-                throw e;
-            }
-            free.addAndGet(want - claimed.size());
-            announce(r, claimed);
-            for (TaskRecord t : claimed) start(r, t);
-            taken += claimed.size();
-            if (claimed.size() < want) return taken;
+            executor.execute(() -> runLoop(r, batch));
+            filled++;
+            if (batch.size() < batchSize) return filled;
         }
-        return taken;
+        return filled;
+    }
+
+    /** Claims up to {@code batchSize} tasks for a slot the caller holds; they are registered as running. */
+    private <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now) {
+        int max = r.options.precondition() != null ? 1 : batchSize;
+        List<TaskRecord> claimed = store.claim(new ClaimRequest(r.machine.name(), r.queue, r.rules, owner, now, leaseDuration,
+                max, r.options.starvationLimit()));
+        if (claimed.isEmpty()) return List.of();
+        announce(r, claimed);
+        List<Run<S, E>> runs = new ArrayList<>(claimed.size());
+        for (TaskRecord t : claimed) {
+            S state = Objects.requireNonNull(r.machine.state(t.state()), "claimed task in unknown state");
+            Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()));
+            running.put(t.id(), run);
+            runs.add(run);
+            log.debug("runtime {} started task {} ({} attempt {})", owner, t.id(), t.state(), t.attempts());
+        }
+        return runs;
     }
 
     /** Claims are written by the store, not the engine: tell the engine's listeners of them. */
@@ -395,68 +409,87 @@ public final class TaskRuntime implements AutoCloseable {
         }
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> void start(Registration<S, E> r, TaskRecord t) {
-        S state = Objects.requireNonNull(r.machine.state(t.state()), "claimed task in unknown state");
-        Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()));
-        running.put(t.id(), run);
-        log.debug("runtime {} started task {} ({} attempt {})", owner, t.id(), t.state(), t.attempts());
-        executor.execute(() -> runLoop(run));
-    }
-
-    /** Runs {@code first}, then keeps its slot busy with further tasks of the same registration while any are runnable. */
-    private void runLoop(Run<?, ?> first) {
-        Run<?, ?> run = first;
-        while (run != null) {
-            execute(run);
-            run = life == Life.RUNNING && !halted ? claimNextFor(run.reg) : null;
+    /**
+     * Runs a batch on the slot the caller reserved, writes its results together, then keeps the
+     * slot busy with further batches of the same registration while any are runnable.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> void runLoop(Registration<S, E> r, List<Run<S, E>> first) {
+        // An error a worker throws past work() (a VM error, a thread stuck for good) leaves the slot
+        // taken and the batch running, as a hung thread would: the slot is released only here.
+        List<Run<S, E>> batch = first;
+        while (!batch.isEmpty()) {
+            List<Completion<S, E>> done = new ArrayList<>(batch.size());
+            for (Run<S, E> run : batch) done.add(prepare(run, work(run)));
+            finish(done);
+            for (Run<S, E> run : batch) {
+                running.remove(run.task.id(), run);
+                completed.incrementAndGet();
+            }
+            batch = List.of();
+            if (life == Life.RUNNING && !halted) {
+                try {
+                    batch = claimBatch(r, clock.now());
+                } catch (RuntimeException e) {
+                    log.warn("runtime {}: claim on queue {} failed: {}", owner, r.queue, e.toString());
+                }
+            }
         }
+        free.incrementAndGet();
         requestDispatch();
         finishStopIfIdle();
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> @Nullable Run<S, E> claimNextFor(Registration<S, E> r) {
-        if (r.options.precondition() != null || !reserve(1)) return null;
-        List<TaskRecord> claimed;
+    private <S extends Enum<S>, E extends Enum<E>> WorkResult work(Run<S, E> run) {
         try {
-            claimed = store.claim(new ClaimRequest(r.machine.name(), r.queue, r.rules, owner, clock.now(), leaseDuration,
-                    1, r.options.starvationLimit()));
-        } catch (RuntimeException e) {
-            free.incrementAndGet();
-            log.warn("runtime {}: claim on queue {} failed: {}", owner, r.queue, e.toString());
-            return null;
-        }
-        if (claimed.isEmpty()) {
-            free.incrementAndGet();
-            return null;
-        }
-        announce(r, claimed);
-        TaskRecord t = claimed.get(0);
-        S state = Objects.requireNonNull(r.machine.state(t.state()));
-        Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()));
-        running.put(t.id(), run);
-        return run;
-    }
-
-    private <S extends Enum<S>, E extends Enum<E>> void execute(Run<S, E> run) {
-        WorkResult result;
-        try {
-            result = run.reg.worker.work(run);
-            if (result == null) result = WorkResult.fatal("NO_RESULT", "the worker returned no result");
+            WorkResult result = run.reg.worker.work(run);
+            return result != null ? result : WorkResult.fatal("NO_RESULT", "the worker returned no result");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            result = WorkResult.retryable("INTERRUPTED", "the worker was interrupted");
+            return WorkResult.retryable("INTERRUPTED", "the worker was interrupted");
         } catch (Exception | LinkageError | AssertionError e) {
-            result = classify(run, e);
+            return classify(run, e);
         } catch (StackOverflowError e) {
-            result = classify(run, e);
+            return classify(run, e);
         }
+    }
+
+    /** The write a worker's result maps to, and what follows it. */
+    private record Completion<S extends Enum<S>, E extends Enum<E>>(Run<S, E> run, E event, Command command,
+            TransitionEngine.@Nullable Adjust adjust, @Nullable Instant wakeAt, Command base) {}
+
+    /** Writes the results of a batch: alone for one, with one store round trip for several. */
+    private <S extends Enum<S>, E extends Enum<E>> void finish(List<Completion<S, E>> done) {
+        if (halted) return;
         try {
-            if (!halted) complete(run, result);
+            if (done.size() == 1) {
+                Completion<S, E> c = done.get(0);
+                after(c, engine.fire(c.run.reg.machine, c.run.task.id(), c.event, c.command, c.adjust));
+                return;
+            }
+            List<TransitionEngine.Request<?, ?>> requests = new ArrayList<>(done.size());
+            for (Completion<S, E> c : done) {
+                requests.add(new TransitionEngine.Request<>(c.run.reg.machine, c.run.task.id(), c.event, c.command, c.adjust));
+            }
+            List<Outcome<?>> outcomes = engine.fireEach(requests);
+            for (int i = 0; i < done.size(); i++) {
+                @SuppressWarnings("unchecked")
+                Outcome<S> o = (Outcome<S>) outcomes.get(i);
+                after(done.get(i), o);
+            }
         } catch (RuntimeException e) {
-            log.warn("runtime {}: could not record the result of task {}; its lease will be recovered", owner, run.task.id(), e);
-        } finally {
-            if (running.remove(run.task.id(), run)) free.incrementAndGet();
-            completed.incrementAndGet();
+            log.warn("runtime {}: could not record the results of {} task(s); their leases will be recovered", owner, done.size(), e);
+        }
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> void after(Completion<S, E> c, Outcome<S> outcome) {
+        if (outcome instanceof Outcome.Refused<S> refused) {
+            if (refused.code() == RefusalCode.LEASE_LOST) {
+                log.info("runtime {}: result of task {} discarded: {}", owner, c.run.task.id(), refused.message());
+            } else {
+                settleRefused(c.run, refused, c.base);
+            }
+        } else if (c.wakeAt != null) {
+            wakeAt(c.wakeAt);
         }
     }
 
@@ -474,7 +507,8 @@ public final class TaskRuntime implements AutoCloseable {
 
     // --- results ----------------------------------------------------------------------------
 
-    private <S extends Enum<S>, E extends Enum<E>> void complete(Run<S, E> run, WorkResult result) {
+    /** Decides the write a worker's result maps to by the run policy. */
+    private <S extends Enum<S>, E extends Enum<E>> Completion<S, E> prepare(Run<S, E> run, WorkResult result) {
         RunPolicy<S, E> p = run.reg.policy;
         Machine<S, E> m = run.reg.machine;
         long id = run.task.id();
@@ -484,49 +518,38 @@ public final class TaskRuntime implements AutoCloseable {
         if (again && run.cancelReason == null && p.cancel != null && store.cancelRequested(id)) {
             run.signal(CANCELLED);      // requested elsewhere after the last heartbeat: not to run again
         }
-        Outcome<S> outcome;
         if (CANCELLED.equals(run.cancelReason) && p.cancel != null) {
             Command c = run.cancelCommand != null ? run.cancelCommand.underLease(run.lease.fencingToken()) : base.reason("cancelled");
-            outcome = engine.fire(m, id, p.cancel, c, null);
-        } else if (result instanceof WorkResult.Success s) {
+            return new Completion<>(run, p.cancel, c, null, null, base);
+        }
+        if (result instanceof WorkResult.Success s) {
             Command c = base;
             for (Map.Entry<String, @Nullable String> e : s.attributes().entrySet()) {
                 c = e.getValue() == null ? c.remove(e.getKey()) : c.set(e.getKey(), e.getValue());
             }
-            outcome = engine.fire(m, id, Objects.requireNonNull(p.success), c, (cur, next) -> next.notBefore(null));
-        } else if (result instanceof WorkResult.Failure f) {
+            return new Completion<>(run, Objects.requireNonNull(p.success), c, (cur, next) -> next.notBefore(null), null, base);
+        }
+        if (result instanceof WorkResult.Failure f) {
             TaskError error = new TaskError(f.code(), f.message(), f.retryable(), f.step());
             int retries = run.task.record().retries();
             if (f.retryable() && p.retryable != null && retries < p.retry.maxRetries()) {
                 Duration delay = p.retry.delay(retries, nextRandom());
                 Instant notBefore = clock.now().plus(delay);
-                outcome = engine.fire(m, id, p.retryable, base.reason(f.code() + ": " + f.message()).error(error),
-                        (cur, next) -> next.retries(cur.retries() + 1).notBefore(notBefore));
-                if (outcome.isApplied()) wakeAt(notBefore);
-            } else {
-                String why = f.retryable() ? f.code() + " after " + retries + " retries: " + f.message() : f.code() + ": " + f.message();
-                outcome = engine.fire(m, id, Objects.requireNonNull(p.fatal), base.reason(why).error(error), null);
+                return new Completion<>(run, p.retryable, base.reason(f.code() + ": " + f.message()).error(error),
+                        (cur, next) -> next.retries(cur.retries() + 1).notBefore(notBefore), notBefore, base);
             }
-        } else {
-            WorkResult.Snooze z = (WorkResult.Snooze) result;
-            E release = p.release;
-            if (release == null) {
-                TaskError error = new TaskError("SNOOZE_UNSUPPORTED", "machine " + m.name() + " has no release event", false, null);
-                outcome = engine.fire(m, id, Objects.requireNonNull(p.fatal), base.error(error), null);
-            } else {
-                Instant notBefore = clock.now().plus(z.delay());
-                outcome = engine.fire(m, id, release, base.reason("snoozed for " + z.delay()),
-                        (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).notBefore(notBefore));
-                if (outcome.isApplied()) wakeAt(notBefore);
-            }
+            String why = f.retryable() ? f.code() + " after " + retries + " retries: " + f.message() : f.code() + ": " + f.message();
+            return new Completion<>(run, Objects.requireNonNull(p.fatal), base.reason(why).error(error), null, null, base);
         }
-        if (outcome instanceof Outcome.Refused<S> refused) {
-            if (refused.code() == RefusalCode.LEASE_LOST) {
-                log.info("runtime {}: result of task {} discarded: {}", owner, id, refused.message());
-            } else {
-                settleRefused(run, refused, base);
-            }
+        WorkResult.Snooze z = (WorkResult.Snooze) result;
+        E release = p.release;
+        if (release == null) {
+            TaskError error = new TaskError("SNOOZE_UNSUPPORTED", "machine " + m.name() + " has no release event", false, null);
+            return new Completion<>(run, Objects.requireNonNull(p.fatal), base.error(error), null, null, base);
         }
+        Instant notBefore = clock.now().plus(z.delay());
+        return new Completion<>(run, release, base.reason("snoozed for " + z.delay()),
+                (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).notBefore(notBefore), notBefore, base);
     }
 
     /**
@@ -1038,6 +1061,7 @@ public final class TaskRuntime implements AutoCloseable {
         private String owner = "runtime-" + Long.toHexString(Double.doubleToLongBits(Math.random())).substring(0, 8);
         private @Nullable Executor executor;
         private int workers = Math.max(2, java.lang.Runtime.getRuntime().availableProcessors());
+        private int batchSize = 1;
         private Duration leaseDuration = Duration.ofSeconds(30);
         private @Nullable Duration heartbeat;
         private Duration pollInterval = Duration.ofSeconds(1);
@@ -1076,6 +1100,19 @@ public final class TaskRuntime implements AutoCloseable {
         public Builder workers(int count) {
             if (count < 1) throw new IllegalArgumentException("workers must be >= 1, was " + count);
             this.workers = count;
+            return this;
+        }
+
+        /**
+         * Sets how many tasks a worker slot claims at once, runs one after the other, and whose
+         * results it writes together (default 1). Larger batches cut store round trips for short
+         * tasks (a JDBC store writes a batch's results in one transaction) at the price of holding
+         * the batch's leases while its first tasks run; queues with a concurrency limit still never
+         * exceed it.
+         */
+        public Builder batchSize(int size) {
+            if (size < 1 || size > 1000) throw new IllegalArgumentException("batch size must be within 1..1000, was " + size);
+            this.batchSize = size;
             return this;
         }
 

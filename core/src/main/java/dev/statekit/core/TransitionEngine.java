@@ -223,6 +223,63 @@ public final class TransitionEngine {
         }
     }
 
+    /** One command of {@link #fireEach}, with the runtime's record adjustment. */
+    record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, E event, Command command,
+                                                         @Nullable Adjust adjust) {}
+
+    /**
+     * Fires several commands at distinct tasks, each on its own (not atomically together), with one
+     * read and one write round trip to the store for all of them where it can. A command whose
+     * write loses a race is decided again alone, exactly as {@link #fire} would.
+     */
+    List<Outcome<?>> fireEach(List<Request<?, ?>> requests) {
+        int n = requests.size();
+        Outcome<?>[] outcomes = new Outcome<?>[n];
+        List<Long> ids = new ArrayList<>(n);
+        for (Request<?, ?> r : requests) ids.add(r.taskId());
+        Map<Long, TaskRecord> current = store.findAll(ids);
+        List<Change> changes = new ArrayList<>(n);
+        int[] index = new int[n];
+        for (int i = 0; i < n; i++) {
+            Request<?, ?> r = requests.get(i);
+            TaskRecord t = current.get(r.taskId());
+            if (t == null || r.command().idempotencyKey() != null) {
+                outcomes[i] = fireAlone(r);
+                continue;
+            }
+            Object d = decideRequest(r, t);
+            if (d instanceof Outcome.Refused<?> refused) {
+                outcomes[i] = refused;
+            } else {
+                index[changes.size()] = i;
+                changes.add((Change) d);
+            }
+        }
+        if (!changes.isEmpty()) {
+            List<ApplyResult> results = store.applyEach(changes);
+            for (int j = 0; j < changes.size(); j++) {
+                int i = index[j];
+                Request<?, ?> r = requests.get(i);
+                if (results.get(j).applied()) {
+                    notifyListeners(r.machine().name(), changes.get(j));
+                    outcomes[i] = appliedOf(r.machine(), changes.get(j));
+                } else {
+                    outcomes[i] = fireAlone(r);
+                }
+            }
+        }
+        return List.of(outcomes);
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> Outcome<S> fireAlone(Request<S, E> r) {
+        return fire(r.machine(), r.taskId(), r.event(), r.command(), r.adjust());
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> Object decideRequest(Request<S, E> r, TaskRecord current) {
+        if (!sameName(current.machine(), r.machine().name())) return notFound(r.machine(), r.taskId(), r.event());
+        return decide(r.machine(), current, r.event(), r.command(), r.adjust());
+    }
+
     /**
      * Fires several commands at distinct tasks atomically: all are applied or none is. A command
      * whose idempotency key was already applied to its task is replayed (not applied again) while

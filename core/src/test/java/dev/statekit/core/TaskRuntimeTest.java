@@ -542,6 +542,43 @@ class TaskRuntimeTest {
     }
 
     @Test
+    void batchesRunTogetherAndKeepTheQueueLimit() {
+        List<Integer> leasedWhileRunning = new ArrayList<>();
+        List<Long> order = new ArrayList<>();
+        TaskRuntime limited = builder("r1", Jobs.MACHINE, ctx -> {
+            leasedWhileRunning.add(store.leased("q"));
+            order.add(ctx.task().id());
+            return WorkResult.success();
+        }, QueueOptions.defaults().concurrency(1)).batchSize(4).build();
+        limited.pause("q");
+        limited.start();
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 6; i++) ids.add(enqueue(0));
+        limited.resume("q");
+        executor.runAll();
+        assertThat(leasedWhileRunning).hasSize(6).containsOnly(1);
+        assertThat(order).containsExactlyElementsOf(ids);
+        for (long id : ids) assertThat(events(id)).containsExactly("START", "COMPLETE");
+    }
+
+    @Test
+    void aBatchWritesEachResultOnItsOwn() {
+        TaskRuntime rt = builder("r1", Jobs.MACHINE, ctx -> ctx.task().record().priority() == 1
+                ? WorkResult.fatal("BROKEN", "no") : WorkResult.success(), QueueOptions.defaults()).batchSize(8).workers(1).build();
+        rt.pause("q");
+        rt.start();
+        long ok = enqueue(0);
+        long broken = enqueue(1);
+        long ok2 = enqueue(0);
+        rt.resume("q");
+        executor.runAll();
+        assertThat(task(ok).state()).isEqualTo(Jobs.State.DONE);
+        assertThat(task(ok2).state()).isEqualTo(Jobs.State.DONE);
+        assertThat(task(broken).state()).isEqualTo(Jobs.State.FAILED);
+        assertThat(store.leased("q")).isZero();
+    }
+
+    @Test
     void builderRejectsBadConfiguration() {
         Machine<Chunk.State, Chunk.Event> noPolicy = Chunk.MACHINE;
         assertThatThrownBy(() -> TaskRuntime.builder(engine).register(noPolicy, ctx -> WorkResult.success()))

@@ -27,6 +27,16 @@ public interface Store {
     Optional<TaskRecord> find(long id);
 
     /**
+     * Returns the tasks with the given ids that exist, by id; one round trip where the store can.
+     * The default calls {@link #find} for each.
+     */
+    default java.util.Map<Long, TaskRecord> findAll(java.util.Collection<Long> ids) {
+        java.util.Map<Long, TaskRecord> found = new java.util.HashMap<>();
+        for (Long id : ids) find(id).ifPresent(t -> found.put(id, t));
+        return found;
+    }
+
+    /**
      * Applies one change: writes the new snapshot and appends its history entry if, and only if,
      * the stored task is at {@code change.expectedVersion()} and the entry's command key (if any)
      * was not applied to the task before.
@@ -46,6 +56,24 @@ public interface Store {
      * @throws IllegalArgumentException if two changes concern the same task or the list is empty
      */
     ApplyResult applyAll(List<Change> changes);
+
+    /**
+     * Applies several changes to distinct tasks, each on its own: each is written with its history
+     * entry or not at all, as {@link #apply} would, independently of the others, in one round trip
+     * (one transaction) where the store can. The default calls {@link #apply} for each.
+     *
+     * @return one result per change, in the order given
+     * @throws IllegalArgumentException if two changes concern the same task
+     */
+    default List<ApplyResult> applyEach(List<Change> changes) {
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (Change c : changes) {
+            if (!seen.add(c.next().id())) throw new IllegalArgumentException("two changes for task " + c.next().id());
+        }
+        List<ApplyResult> results = new java.util.ArrayList<>(changes.size());
+        for (Change c : changes) results.add(apply(c));
+        return results;
+    }
 
     /**
      * Returns the history entry of the command applied to {@code taskId} with idempotency key
