@@ -1,0 +1,5 @@
+/** Checks that the documentation shows the examples' code as it is. */
+@NullMarked
+package dev.statekit.examples.docs;
+
+import org.jspecify.annotations.NullMarked;
