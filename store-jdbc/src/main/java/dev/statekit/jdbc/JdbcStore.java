@@ -1,0 +1,1158 @@
+package dev.statekit.jdbc;
+
+import dev.statekit.jdbc.internal.AttributeCodec;
+import dev.statekit.jdbc.internal.PgListener;
+import dev.statekit.jdbc.internal.Rows;
+import dev.statekit.jdbc.internal.Schema;
+import dev.statekit.jdbc.internal.Sql;
+import dev.statekit.jdbc.internal.SqlErrors;
+import dev.statekit.store.ApplyResult;
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.CreateResult;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.Lease;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.Page;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RenewResult;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A durable {@link Store} over plain JDBC, on PostgreSQL (shared by several processes or
+ * machines) or on the embedded H2 database (one process).
+ *
+ * <p>Build it with {@link #builder(DataSource)}. The host brings its own connection pool as the
+ * {@link DataSource}; the store borrows a connection per operation and gives it back at once
+ * (plus one connection held for as long as a {@link #watch} on PostgreSQL lasts). The schema is
+ * versioned DDL shipped in this artifact; apply it with a migration tool (see {@link #ddl}) or let
+ * the store create what is missing ({@link Builder#createSchemaIfMissing(boolean)}).
+ *
+ * <p>Every write is one transaction: a change and its history entry, every change of an
+ * {@link #applyAll}, and every task of a {@link #claim}. Claims lock the queue's control row, so
+ * the queue's concurrency limit holds across every process sharing the database, and lock the
+ * claimed rows with {@code FOR UPDATE SKIP LOCKED}. The store expects the databases' default
+ * isolation, READ COMMITTED. Times are stored in UTC at microsecond precision: the records the
+ * store returns carry times cut to the microsecond.
+ *
+ * <p>Failures of the database surface as {@link StatekitException}s:
+ * {@link ErrorCode#STORE_UNAVAILABLE} when retrying may help (lost or refused connections,
+ * shutdowns, serialization failures, deadlocks, lock timeouts), else
+ * {@link ErrorCode#STORE_FAILURE}, with the task id when known and the {@link SQLException} as
+ * cause.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class JdbcStore implements Store {
+    private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
+
+    /** The default table prefix, {@value}. */
+    public static final String DEFAULT_TABLE_PREFIX = "statekit_";
+    /** The default payload limit, in characters: the same as the in-memory store's. */
+    public static final int DEFAULT_MAX_PAYLOAD_CHARS = InMemoryStore.DEFAULT_MAX_PAYLOAD_CHARS;
+    /** The version of the schema this store reads and writes. */
+    public static final int SCHEMA_VERSION = Schema.VERSION;
+
+    private static final int CREATE_ATTEMPTS = 5;
+
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final String tablePrefix;
+    private final int maxPayloadChars;
+    private final Sql sql;
+
+    private JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.tablePrefix = tablePrefix;
+        this.maxPayloadChars = maxPayloadChars;
+        this.sql = new Sql(dialect, tablePrefix);
+    }
+
+    /**
+     * Returns a builder of a store on {@code dataSource}.
+     *
+     * @param dataSource the host's connection pool
+     * @return a new builder; not thread-safe
+     * @throws NullPointerException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /**
+     * Returns the schema DDL of {@code dialect} with table names starting with {@code prefix}: the
+     * text of the resource {@link Dialect#schemaResource(int)} with its {@code ${prefix}}
+     * placeholder filled in, statements separated by semicolons at the ends of lines. Every
+     * statement is idempotent ({@code create ... if not exists}).
+     *
+     * @param dialect the database
+     * @param prefix  the table prefix, as given to {@link Builder#tablePrefix(String)}
+     * @return the DDL text
+     * @throws IllegalArgumentException if {@code prefix} is not a valid table prefix
+     */
+    public static String ddl(Dialect dialect, String prefix) {
+        return Schema.ddl(Objects.requireNonNull(dialect, "dialect"), Objects.requireNonNull(prefix, "prefix"));
+    }
+
+    /** Returns the dialect this store speaks. */
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** Returns the prefix of this store's table names. */
+    public String tablePrefix() {
+        return tablePrefix;
+    }
+
+    /** Returns the largest payload this store accepts, in characters. */
+    public int maxPayloadChars() {
+        return maxPayloadChars;
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcStore[" + dialect + ", prefix " + tablePrefix + "]";
+    }
+
+    // --- transactions -----------------------------------------------------------------------
+
+    /** Work on one connection. */
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private Connection connect(String doing, @Nullable Long taskId) {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            String state = e.getSQLState();
+            // No connection is a reason to retry, except refused credentials or a missing database.
+            if (state != null && (state.startsWith("28") || state.startsWith("3D"))) throw SqlErrors.translate(e, doing, taskId);
+            throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "store unavailable while " + doing
+                    + (taskId != null ? " (task " + taskId + ")" : "") + ": no connection: " + e.getMessage(), taskId, e);
+        }
+    }
+
+    /** Runs read-only work on a connection as the pool hands it out. */
+    private <T> T read(String doing, @Nullable Long taskId, Work<T> work) {
+        Connection c = connect(doing, taskId);
+        try {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, doing, taskId);
+        } finally {
+            close(c);
+        }
+    }
+
+    /** Runs work in one transaction: committed when it returns, rolled back when it throws. */
+    private <T> T transaction(String doing, @Nullable Long taskId, Work<T> work) {
+        Connection c = connect(doing, taskId);
+        try {
+            boolean autoCommit = c.getAutoCommit();
+            if (autoCommit) c.setAutoCommit(false);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException | Error e) {
+                try {
+                    c.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            } finally {
+                if (autoCommit) c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, doing, taskId);
+        } finally {
+            close(c);
+        }
+    }
+
+    private static void close(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("closing a connection failed", e);
+        }
+    }
+
+    private void notifyWaiters(Connection c) throws SQLException {
+        if (dialect != Dialect.POSTGRESQL) return;
+        try (PreparedStatement ps = c.prepareStatement(sql.notify)) {
+            ps.setString(1, sql.channel);
+            ps.setString(2, "");
+            ps.executeQuery().close();
+        }
+    }
+
+    private static long single(PreparedStatement ps) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) throw new SQLException("no row returned");
+            return rs.getLong(1);
+        }
+    }
+
+    /** Reads every task of a result, skipping (and logging) rows that cannot be read. */
+    private static List<TaskRecord> tasks(ResultSet rs) throws SQLException {
+        List<TaskRecord> result = new ArrayList<>();
+        while (rs.next()) {
+            TaskRecord t = readOrSkip(rs);
+            if (t != null) result.add(t);
+        }
+        return result;
+    }
+
+    private static @Nullable TaskRecord readOrSkip(ResultSet rs) throws SQLException {
+        try {
+            return Rows.task(rs);
+        } catch (StatekitException e) {
+            log.warn("skipping task {}: {}", e.taskId(), e.getMessage());
+            return null;
+        }
+    }
+
+    private static void bindStates(PreparedStatement ps, int first, Collection<String> states) throws SQLException {
+        int i = first;
+        for (String s : new TreeSet<>(states)) ps.setString(i++, s);
+    }
+
+    // --- create, find, apply ----------------------------------------------------------------
+
+    @Override
+    public CreateResult create(NewTask spec) {
+        Objects.requireNonNull(spec, "spec");
+        String payload = spec.payload();
+        if (payload != null && payload.length() > maxPayloadChars) {
+            throw new StatekitException(ErrorCode.PAYLOAD_TOO_LARGE, "payload of " + payload.length()
+                    + " chars exceeds the limit of " + maxPayloadChars + " for a new task of machine " + spec.machine());
+        }
+        String attributes = AttributeCodec.encode(spec.attributes());
+        for (int attempt = 1; ; attempt++) {
+            Optional<CreateResult> result = transaction("creating a task of machine " + spec.machine(), null,
+                    c -> insert(c, spec, attributes));
+            if (result.isPresent()) return result.get();
+            // The task holding the key was deleted between our insert and our read: insert again.
+            if (attempt >= CREATE_ATTEMPTS) {
+                throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "creating a task of machine " + spec.machine()
+                        + " with idempotency key " + spec.idempotencyKey() + " raced with its deletion " + attempt + " times");
+            }
+        }
+    }
+
+    private Optional<CreateResult> insert(Connection c, NewTask spec, String attributes) throws SQLException {
+        String key = spec.idempotencyKey();
+        long id = 0;
+        long sequence = 0;
+        try (PreparedStatement ps = c.prepareStatement(sql.insertTask)) {
+            ps.setString(1, spec.machine());
+            ps.setInt(2, spec.machineVersion());
+            ps.setString(3, spec.state());
+            ps.setString(4, spec.queue());
+            ps.setInt(5, spec.priority());
+            Rows.setLong(ps, 6, spec.parentId());
+            Rows.setInstant(ps, 7, spec.notBefore());
+            ps.setString(8, attributes);
+            Rows.setString(ps, 9, spec.payload());
+            Rows.setString(ps, 10, key);
+            Rows.setInstant(ps, 11, spec.createdAt());
+            Rows.setInstant(ps, 12, spec.createdAt());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    id = rs.getLong(1);
+                    sequence = rs.getLong(2);
+                }
+            }
+        } catch (SQLException e) {
+            // H2 waits for a concurrent creator of the same key, then reports the duplicate.
+            if (key == null || !SqlErrors.uniqueViolation(e)) throw e;
+        }
+        if (id == 0) {
+            try (PreparedStatement ps = c.prepareStatement(sql.taskByKey)) {
+                ps.setString(1, spec.machine());
+                ps.setString(2, Objects.requireNonNull(key, "a task without a key was not inserted"));
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new CreateResult(Rows.task(rs), false)) : Optional.empty();
+                }
+            }
+        }
+        notifyWaiters(c);
+        Instant created = Objects.requireNonNull(Rows.micros(spec.createdAt()));
+        TaskRecord task = new TaskRecord(id, spec.machine(), spec.machineVersion(), spec.state(), spec.queue(),
+                spec.priority(), sequence, spec.parentId(), 0, 0, null, Rows.micros(spec.notBefore()), null,
+                spec.attributes(), spec.payload(), key, created, created, 0);
+        log.debug("created task {} of machine {} on queue {}", id, spec.machine(), spec.queue());
+        return Optional.of(new CreateResult(task, true));
+    }
+
+    @Override
+    public Optional<TaskRecord> find(long id) {
+        return read("reading a task", id, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.taskById)) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(Rows.task(rs)) : Optional.empty();
+                }
+            }
+        });
+    }
+
+    @Override
+    public ApplyResult applyAll(List<Change> changes) {
+        if (changes.isEmpty()) throw new IllegalArgumentException("no changes to apply");
+        Set<Long> ids = new HashSet<>();
+        for (Change change : changes) {
+            if (!ids.add(change.next().id())) throw new IllegalArgumentException("two changes for task " + change.next().id());
+        }
+        Long taskId = changes.size() == 1 ? changes.get(0).next().id() : null;
+        String doing = changes.size() == 1 ? "applying a change" : "applying " + changes.size() + " changes";
+        ApplyResult result = transaction(doing, taskId, c -> write(c, changes));
+        if (result.applied() && log.isDebugEnabled()) {
+            for (Change change : changes) {
+                log.debug("task {} {} -> {} by {} at version {}", change.next().id(), change.entry().from(),
+                        change.entry().to(), change.entry().event(), change.next().version());
+            }
+        }
+        return result;
+    }
+
+    private ApplyResult write(Connection c, List<Change> changes) throws SQLException {
+        // Refusals name the first task, in the order given, that stands in the way.
+        boolean checked = changes.size() > 1 || changes.get(0).entry().commandKey() != null;
+        if (checked) {
+            try (PreparedStatement ps = c.prepareStatement(sql.checkChange)) {
+                for (Change change : changes) {
+                    ApplyResult refusal = check(ps, change);
+                    if (refusal != null) {
+                        c.rollback();
+                        return refusal;
+                    }
+                    checkPayload(change.next());
+                }
+            }
+        }
+        // Rows are written in id order, so that overlapping writers cannot deadlock.
+        List<Change> sorted = new ArrayList<>(changes);
+        sorted.sort(Comparator.comparingLong(ch -> ch.next().id()));
+        boolean stateChanged = false;
+        for (Change change : sorted) {
+            long id = change.next().id();
+            int updated = update(c, change);
+            if (updated == 0) {
+                c.rollback();
+                return exists(c, id) ? ApplyResult.conflict(id) : ApplyResult.notFound(id);
+            }
+            if (updated > 1) throw new IllegalStateException(updated + " rows updated for task " + id);
+            if (!checked) checkPayload(change.next());
+            stateChanged |= !change.entry().from().equals(change.entry().to());
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.insertHistory)) {
+            for (Change change : sorted) {
+                Rows.bindHistory(ps, 1, change.entry());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        } catch (SQLException e) {
+            if (!SqlErrors.uniqueViolation(e)) throw e;
+            // A concurrent writer applied the same command key first.
+            c.rollback();
+            for (Change change : changes) {
+                String key = change.entry().commandKey();
+                if (key == null) continue;
+                Optional<HistoryEntry> prior = command(c, change.next().id(), key);
+                if (prior.isPresent()) return ApplyResult.duplicate(prior.get());
+            }
+            throw e;
+        }
+        if (stateChanged) notifyWaiters(c);
+        return ApplyResult.APPLIED;
+    }
+
+    private @Nullable ApplyResult check(PreparedStatement ps, Change change) throws SQLException {
+        long id = change.next().id();
+        Rows.setString(ps, 1, change.entry().commandKey());
+        ps.setLong(2, id);
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) return ApplyResult.notFound(id);
+            long version = rs.getLong(1);
+            rs.getLong(2);
+            if (!rs.wasNull()) return ApplyResult.duplicate(Rows.history(rs, 2));
+            return version == change.expectedVersion() ? null : ApplyResult.conflict(id);
+        }
+    }
+
+    private void checkPayload(TaskRecord next) {
+        String payload = next.payload();
+        if (payload != null && payload.length() > maxPayloadChars) {
+            throw new StatekitException(ErrorCode.PAYLOAD_TOO_LARGE, "payload of task " + next.id() + " has "
+                    + payload.length() + " chars, more than the limit of " + maxPayloadChars, next.id(), null);
+        }
+    }
+
+    private int update(Connection c, Change change) throws SQLException {
+        TaskRecord n = change.next();
+        Lease lease = n.lease();
+        try (PreparedStatement ps = c.prepareStatement(lease != null ? sql.updateLeased : sql.updateFree)) {
+            int i = 1;
+            ps.setString(i++, n.state());
+            ps.setString(i++, n.queue());
+            ps.setInt(i++, n.attempts());
+            ps.setInt(i++, n.retries());
+            if (lease != null) {
+                // A lease kept with the same fencing token keeps the later expiry stored by renew.
+                ps.setLong(i++, lease.fencingToken());
+                Rows.setInstant(ps, i++, lease.expiresAt());
+                ps.setString(i++, lease.owner());
+                ps.setLong(i++, lease.fencingToken());
+                Rows.setInstant(ps, i++, lease.expiresAt());
+                Rows.setInstant(ps, i++, lease.expiresAt());
+                ps.setLong(i++, lease.fencingToken());
+            }
+            Rows.setInstant(ps, i++, n.notBefore());
+            TaskError error = n.lastError();
+            Rows.setString(ps, i++, error == null ? null : error.code());
+            Rows.setString(ps, i++, error == null ? null : error.message());
+            Rows.setBoolean(ps, i++, error == null ? null : error.retryable());
+            Rows.setString(ps, i++, error == null ? null : error.step());
+            ps.setString(i++, AttributeCodec.encode(n.attributes()));
+            Rows.setString(ps, i++, n.payload());
+            Rows.setInstant(ps, i++, n.updatedAt());
+            ps.setLong(i++, n.version());
+            ps.setLong(i++, n.id());
+            ps.setLong(i, change.expectedVersion());
+            return ps.executeUpdate();
+        }
+    }
+
+    private boolean exists(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.taskExists)) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private Optional<HistoryEntry> command(Connection c, long taskId, String commandKey) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.command)) {
+            ps.setLong(1, taskId);
+            ps.setString(2, commandKey);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(Rows.history(rs, 1)) : Optional.empty();
+            }
+        }
+    }
+
+    // --- read -------------------------------------------------------------------------------
+
+    @Override
+    public Optional<HistoryEntry> findCommand(long taskId, String commandKey) {
+        Objects.requireNonNull(commandKey, "commandKey");
+        return read("reading a command", taskId, c -> command(c, taskId, commandKey));
+    }
+
+    @Override
+    public List<HistoryEntry> history(long taskId) {
+        return read("reading history", taskId, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.historyOf)) {
+                ps.setLong(1, taskId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    List<HistoryEntry> entries = new ArrayList<>();
+                    while (rs.next()) entries.add(Rows.history(rs, 1));
+                    return entries;
+                }
+            }
+        });
+    }
+
+    @Override
+    public Page<TaskRecord> query(TaskQuery query) {
+        String machine = query.machine();
+        Long parent = query.parentId();
+        String queue = query.queue();
+        return read("querying tasks", null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.query(machine != null, query.states().size(), parent != null,
+                    queue != null))) {
+                int i = 1;
+                ps.setLong(i++, query.afterId());
+                if (machine != null) ps.setString(i++, machine);
+                bindStates(ps, i, query.states());
+                i += query.states().size();
+                if (parent != null) ps.setLong(i++, parent);
+                if (queue != null) ps.setString(i++, queue);
+                ps.setInt(i, query.limit() + 1);
+                List<TaskRecord> items = new ArrayList<>();
+                long lastId = 0;
+                int rows = 0;
+                boolean more = false;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (++rows > query.limit()) {
+                            more = true;
+                            break;
+                        }
+                        lastId = rs.getLong(1);
+                        TaskRecord t = readOrSkip(rs);
+                        if (t != null) items.add(t);
+                    }
+                }
+                return new Page<>(items, more ? lastId : null);
+            }
+        });
+    }
+
+    // --- running work -----------------------------------------------------------------------
+
+    @Override
+    public List<TaskRecord> claim(ClaimRequest request) {
+        List<TaskRecord> claimed = transaction("claiming from queue " + request.queue(), null, c -> claimIn(c, request));
+        if (!claimed.isEmpty() && log.isDebugEnabled()) {
+            List<Long> ids = new ArrayList<>();
+            for (TaskRecord t : claimed) ids.add(t.id());
+            log.debug("{} claimed tasks {} from queue {}", request.owner(), ids, request.queue());
+        }
+        return claimed;
+    }
+
+    private List<TaskRecord> claimIn(Connection c, ClaimRequest request) throws SQLException {
+        QueueRecord q = lockQueue(c, request.queue());
+        if (q.paused()) return List.of();
+        int room = request.max();
+        if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - leased(c, request.queue()));
+        if (room <= 0) return List.of();
+        Candidates candidates = new Candidates(c, request, room);
+        List<TaskRecord> picks = new ArrayList<>();
+        int skipped = q.skippedLower();
+        while (room > 0) {
+            TaskRecord top = candidates.top();
+            if (top == null) break;
+            TaskRecord lower = candidates.lower(top.priority());
+            TaskRecord pick = top;
+            if (lower != null && request.starvationLimit() > 0 && skipped >= request.starvationLimit()) {
+                pick = lower;
+                skipped = 0;
+            } else {
+                skipped = lower != null ? skipped + 1 : 0;
+            }
+            candidates.taken.add(pick.id());
+            picks.add(pick);
+            room--;
+        }
+        if (skipped != q.skippedLower()) {
+            try (PreparedStatement ps = c.prepareStatement(sql.setSkipped)) {
+                ps.setInt(1, skipped);
+                ps.setString(2, request.queue());
+                ps.executeUpdate();
+            }
+        }
+        if (picks.isEmpty()) return List.of();
+
+        Instant now = Objects.requireNonNull(Rows.micros(request.now()));
+        Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
+        List<TaskRecord> claimed = new ArrayList<>(picks.size());
+        List<HistoryEntry> entries = new ArrayList<>(picks.size());
+        try (PreparedStatement tokens = c.prepareStatement(sql.nextToken);
+             PreparedStatement update = c.prepareStatement(sql.claimTask)) {
+            for (TaskRecord t : picks) {
+                ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()), "no rule for a candidate's state");
+                Attributes attributes = rule.attributesOf(t);     // the start row's effect, while the row is locked
+                long token = single(tokens);
+                TaskRecord next = t.toBuilder()
+                        .state(rule.to())
+                        .attributes(attributes)
+                        .lease(new Lease(request.owner(), token, expires))
+                        .attempts(t.attempts() + 1)
+                        .notBefore(null)
+                        .updatedAt(now)
+                        .version(t.version() + 1)
+                        .build();
+                update.setString(1, rule.to());
+                update.setString(2, AttributeCodec.encode(attributes));
+                update.setString(3, request.owner());
+                update.setLong(4, token);
+                Rows.setInstant(update, 5, expires);
+                Rows.setInstant(update, 6, now);
+                update.setLong(7, t.id());
+                update.setLong(8, t.version());
+                update.addBatch();
+                claimed.add(next);
+                entries.add(new HistoryEntry(t.id(), next.version(), t.state(), rule.to(), rule.event(),
+                        TriggerSource.SYSTEM, request.owner(), "claimed", now, null));
+            }
+            int[] counts = update.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] != 1 && counts[i] != Statement.SUCCESS_NO_INFO) {
+                    throw new IllegalStateException(counts[i] + " rows updated claiming locked task " + picks.get(i).id());
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.insertHistory)) {
+            for (HistoryEntry e : entries) {
+                Rows.bindHistory(ps, 1, e);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+        return claimed;
+    }
+
+    /**
+     * The runnable tasks of one claim, read lazily in claim order and locked as they are read.
+     *
+     * <p>{@code main} is a prefix of the claim order. Since a claim picks at most {@code room}
+     * tasks, the first untaken task of a prefix of {@code room} rows is the first untaken runnable
+     * task overall; the best task of a lower priority is looked up beyond the prefix only when the
+     * prefix holds none.
+     */
+    private final class Candidates {
+        final Connection c;
+        final ClaimRequest request;
+        final List<String> states = new ArrayList<>();
+        final int batch;
+        final List<TaskRecord> main = new ArrayList<>();
+        final Set<Long> taken = new HashSet<>();
+        final Set<Long> bad = new HashSet<>();
+        long @Nullable [] last;            // priority, sequence, id of the last row read into main
+        boolean exhausted;
+        int noLowerBelow = Integer.MIN_VALUE;   // beyond main, no runnable task has a priority below this
+        @Nullable TaskRecord beyondLower;
+
+        Candidates(Connection c, ClaimRequest request, int batch) {
+            this.c = c;
+            this.request = request;
+            this.batch = batch;
+            for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
+        }
+
+        @Nullable TaskRecord top() throws SQLException {
+            while (true) {
+                for (TaskRecord t : main) if (!taken.contains(t.id())) return t;
+                if (exhausted) return null;
+                fetch();
+            }
+        }
+
+        @Nullable TaskRecord lower(int priority) throws SQLException {
+            for (TaskRecord t : main) if (t.priority() < priority && !taken.contains(t.id())) return t;
+            if (exhausted || priority <= noLowerBelow) return null;
+            TaskRecord cached = beyondLower;
+            if (cached != null && cached.priority() < priority && !taken.contains(cached.id())) return cached;
+            while (true) {
+                int limit = taken.size() + bad.size() + 1;
+                int rows = 0;
+                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, true))) {
+                    int i = bind(ps);
+                    ps.setInt(i++, priority);
+                    ps.setInt(i, limit);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            rows++;
+                            TaskRecord t = readCandidate(rs);
+                            if (t != null && !taken.contains(t.id())) {
+                                beyondLower = t;
+                                return t;
+                            }
+                        }
+                    }
+                }
+                if (rows < limit) break;
+            }
+            noLowerBelow = Math.max(noLowerBelow, priority);
+            beyondLower = null;
+            return null;
+        }
+
+        private void fetch() throws SQLException {
+            int rows = 0;
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, true))) {
+                ps.setInt(bind(ps), batch);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows++;
+                        last = new long[] {rs.getInt(6), rs.getLong(7), rs.getLong(1)};
+                        TaskRecord t = readCandidate(rs);
+                        if (t != null && !taken.contains(t.id())) main.add(t);
+                    }
+                }
+            }
+            if (rows < batch) exhausted = true;
+        }
+
+        /** Binds machine, queue, states, now and the key after which rows are read; returns the next index. */
+        private int bind(PreparedStatement ps) throws SQLException {
+            int i = 1;
+            ps.setString(i++, request.machine());
+            ps.setString(i++, request.queue());
+            for (String s : states) ps.setString(i++, s);
+            Rows.setInstant(ps, i++, request.now());
+            if (last != null) {
+                ps.setInt(i++, (int) last[0]);
+                ps.setInt(i++, (int) last[0]);
+                ps.setLong(i++, last[1]);
+                ps.setLong(i++, last[1]);
+                ps.setLong(i++, last[2]);
+            }
+            return i;
+        }
+
+        private @Nullable TaskRecord readCandidate(ResultSet rs) throws SQLException {
+            long id = rs.getLong(1);
+            if (bad.contains(id)) return null;
+            try {
+                return Rows.task(rs);
+            } catch (StatekitException e) {
+                bad.add(id);
+                log.warn("task {} on queue {} cannot be read and is not claimed: {}", id, request.queue(), e.getMessage());
+                return null;
+            }
+        }
+    }
+
+    private QueueRecord lockQueue(Connection c, String queue) throws SQLException {
+        QueueRecord q = selectQueue(c, sql.lockQueue, queue);
+        if (q != null) return q;
+        try (PreparedStatement ps = c.prepareStatement(sql.insertQueue)) {
+            ps.setString(1, queue);
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            // H2 waits for a concurrent creator of the row, then reports the duplicate: the row is there.
+            if (dialect == Dialect.POSTGRESQL || !SqlErrors.uniqueViolation(e)) throw e;
+        }
+        q = selectQueue(c, sql.lockQueue, queue);
+        if (q == null) throw new IllegalStateException("the control row of queue " + queue + " vanished");
+        return q;
+    }
+
+    private static @Nullable QueueRecord selectQueue(Connection c, String statement, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Rows.queue(rs) : null;
+            }
+        }
+    }
+
+    private int leased(Connection c, String queue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.leased)) {
+            ps.setString(1, queue);
+            return (int) single(ps);
+        }
+    }
+
+    @Override
+    public RenewResult renew(long taskId, long fencingToken, Instant now, Instant expiresAt) {
+        Objects.requireNonNull(now, "now");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        return transaction("renewing a lease", taskId, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.renew)) {
+                Rows.setInstant(ps, 1, expiresAt);
+                ps.setLong(2, taskId);
+                ps.setLong(3, fencingToken);
+                Rows.setInstant(ps, 4, now);
+                if (ps.executeUpdate() == 0) return RenewResult.LOST;
+            }
+            return cancelFlag(c, taskId) ? RenewResult.RENEWED_CANCEL_REQUESTED : RenewResult.RENEWED;
+        });
+    }
+
+    private boolean cancelFlag(Connection c, long taskId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.cancelFlag)) {
+            ps.setLong(1, taskId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    @Override
+    public List<TaskRecord> expiredLeases(Instant now, int max) {
+        Objects.requireNonNull(now, "now");
+        if (max <= 0) return List.of();
+        return read("scanning expired leases", null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.expired)) {
+                Rows.setInstant(ps, 1, now);
+                ps.setInt(2, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return tasks(rs);
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(now, "now");
+        if (states.isEmpty() || max <= 0) return List.of();
+        int n = new TreeSet<>(states).size();
+        return read("scanning due tasks", null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.due(n))) {
+                ps.setString(1, machine);
+                bindStates(ps, 2, states);
+                int i = 2 + n;
+                Rows.setInstant(ps, i++, now);
+                ps.setInt(i, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return tasks(rs);
+                }
+            }
+        });
+    }
+
+    @Override
+    public @Nullable Instant nextDue(String machine, Collection<String> states, Instant now) {
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(now, "now");
+        if (states.isEmpty()) return null;
+        int n = new TreeSet<>(states).size();
+        return read("scanning due tasks", null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.nextDue(n))) {
+                ps.setString(1, machine);
+                bindStates(ps, 2, states);
+                Rows.setInstant(ps, 2 + n, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Rows.getInstant(rs, 1) : null;
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<TaskRecord> leasedBy(String owner, int max) {
+        Objects.requireNonNull(owner, "owner");
+        if (max <= 0) return List.of();
+        return read("reading leases of " + owner, null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.leasedBy)) {
+                ps.setString(1, owner);
+                ps.setInt(2, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return tasks(rs);
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<TaskRecord> peek(ClaimRequest request) {
+        List<String> states = new ArrayList<>();
+        for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
+        return read("peeking at queue " + request.queue(), null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), false, false, false))) {
+                int i = 1;
+                ps.setString(i++, request.machine());
+                ps.setString(i++, request.queue());
+                for (String s : states) ps.setString(i++, s);
+                Rows.setInstant(ps, i++, request.now());
+                ps.setInt(i, request.max());
+                try (ResultSet rs = ps.executeQuery()) {
+                    return tasks(rs);
+                }
+            }
+        });
+    }
+
+    @Override
+    public int leased(String queue) {
+        Objects.requireNonNull(queue, "queue");
+        return read("counting leases of queue " + queue, null, c -> leased(c, queue));
+    }
+
+    @Override
+    public boolean requestCancel(long taskId) {
+        return transaction("requesting cancellation", taskId, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.requestCancel)) {
+                ps.setLong(1, taskId);
+                return ps.executeUpdate() > 0;
+            }
+        });
+    }
+
+    @Override
+    public boolean cancelRequested(long taskId) {
+        return read("reading the cancellation flag", taskId, c -> cancelFlag(c, taskId));
+    }
+
+    @Override
+    public boolean reorder(long taskId, int priority, long sequence) {
+        return transaction("reordering a task", taskId, c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.reorder)) {
+                ps.setInt(1, priority);
+                ps.setLong(2, sequence);
+                ps.setLong(3, taskId);
+                return ps.executeUpdate() > 0;
+            }
+        });
+    }
+
+    @Override
+    public long nextSequence(boolean front) {
+        return transaction("drawing a sequence number", null, c -> {
+            try (PreparedStatement ps = c.prepareStatement(front ? sql.nextFront : sql.nextSequence)) {
+                long v = single(ps);
+                return front ? -v : v;
+            }
+        });
+    }
+
+    @Override
+    public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(updatedBefore, "updatedBefore");
+        if (states.isEmpty() || max <= 0) return 0;
+        int n = new TreeSet<>(states).size();
+        int purged = transaction("purging tasks of machine " + machine, null, c -> {
+            List<long[]> candidates = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.purgeCandidates(n))) {
+                ps.setString(1, machine);
+                bindStates(ps, 2, states);
+                Rows.setInstant(ps, 2 + n, updatedBefore);
+                ps.setInt(3 + n, max);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) candidates.add(new long[] {rs.getLong(1), rs.getLong(2)});
+                }
+            }
+            int deleted = 0;
+            try (PreparedStatement task = c.prepareStatement(sql.deleteTask);
+                 PreparedStatement history = c.prepareStatement(sql.deleteHistory)) {
+                for (long[] candidate : candidates) {
+                    // Deleted only if unchanged since it was selected, still lease-free and childless.
+                    task.setLong(1, candidate[0]);
+                    task.setLong(2, candidate[1]);
+                    task.setLong(3, candidate[0]);
+                    if (task.executeUpdate() == 0) continue;
+                    history.setLong(1, candidate[0]);
+                    history.executeUpdate();
+                    deleted++;
+                }
+            }
+            return deleted;
+        });
+        if (purged > 0) log.debug("purged {} task(s) of machine {}", purged, machine);
+        return purged;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On PostgreSQL, listens on the channel {@code <prefix>wake} on a connection of its own
+     * (held until the handle is closed), and calls {@code wake} when any process sharing the tables
+     * creates a task, moves one to another state or resumes a queue, and after every reconnection.
+     * On H2 nothing calls {@code wake}: runtimes poll.
+     */
+    @Override
+    public AutoCloseable watch(Runnable wake) {
+        Objects.requireNonNull(wake, "wake");
+        if (dialect != Dialect.POSTGRESQL) return () -> { };
+        return new PgListener(dataSource, sql.channel, wake);
+    }
+
+    // --- queues -----------------------------------------------------------------------------
+
+    @Override
+    public QueueRecord queue(String queue) {
+        Objects.requireNonNull(queue, "queue");
+        return read("reading queue " + queue, null, c -> {
+            QueueRecord q = selectQueue(c, sql.queue, queue);
+            return q != null ? q : QueueRecord.defaults(queue);
+        });
+    }
+
+    @Override
+    public QueueRecord pauseQueue(String queue, @Nullable String reason) {
+        Objects.requireNonNull(queue, "queue");
+        return transaction("pausing queue " + queue, null, c -> {
+            QueueRecord q = lockQueue(c, queue);
+            try (PreparedStatement ps = c.prepareStatement(sql.pauseQueue)) {
+                Rows.setString(ps, 1, reason);
+                ps.setString(2, queue);
+                ps.executeUpdate();
+            }
+            return new QueueRecord(queue, true, reason, q.concurrency(), q.skippedLower());
+        });
+    }
+
+    @Override
+    public QueueRecord resumeQueue(String queue) {
+        Objects.requireNonNull(queue, "queue");
+        return transaction("resuming queue " + queue, null, c -> {
+            QueueRecord q = lockQueue(c, queue);
+            try (PreparedStatement ps = c.prepareStatement(sql.resumeQueue)) {
+                ps.setString(1, queue);
+                ps.executeUpdate();
+            }
+            notifyWaiters(c);
+            return new QueueRecord(queue, false, null, q.concurrency(), q.skippedLower());
+        });
+    }
+
+    @Override
+    public QueueRecord setConcurrency(String queue, int limit) {
+        Objects.requireNonNull(queue, "queue");
+        if (limit < 0) throw new IllegalArgumentException("concurrency limit must be >= 0, was " + limit);
+        return transaction("limiting queue " + queue, null, c -> {
+            QueueRecord q = lockQueue(c, queue);
+            try (PreparedStatement ps = c.prepareStatement(sql.setConcurrency)) {
+                ps.setInt(1, limit);
+                ps.setString(2, queue);
+                ps.executeUpdate();
+            }
+            if (limit == 0 || limit > q.concurrency()) notifyWaiters(c);
+            return new QueueRecord(queue, q.paused(), q.pauseReason(), limit, q.skippedLower());
+        });
+    }
+
+    // --- builder ----------------------------------------------------------------------------
+
+    /**
+     * A builder of {@link JdbcStore}s. Not thread-safe; {@link #build()} checks every setting
+     * and reports every defect at once.
+     */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String tablePrefix = DEFAULT_TABLE_PREFIX;
+        private @Nullable Dialect dialect;
+        private int maxPayloadChars = DEFAULT_MAX_PAYLOAD_CHARS;
+        private boolean createSchemaIfMissing;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * Sets the prefix of every table, sequence, index and notification channel name; default
+         * {@value JdbcStore#DEFAULT_TABLE_PREFIX}. It must match {@code [a-z][a-z0-9_]{0,30}}
+         * (checked by {@link #build()}), so that names need no quoting and leave room for suffixes.
+         *
+         * @param prefix the prefix, for example {@code jobs_}
+         * @return this builder
+         * @throws NullPointerException if {@code prefix} is null
+         */
+        public Builder tablePrefix(String prefix) {
+            this.tablePrefix = Objects.requireNonNull(prefix, "prefix");
+            return this;
+        }
+
+        /**
+         * Sets the dialect, instead of detecting it from the database's product name when the store
+         * is built.
+         *
+         * @param value the dialect
+         * @return this builder
+         * @throws NullPointerException if {@code value} is null
+         */
+        public Builder dialect(Dialect value) {
+            this.dialect = Objects.requireNonNull(value, "dialect");
+            return this;
+        }
+
+        /**
+         * Sets the largest payload accepted, in characters; default {@value JdbcStore#DEFAULT_MAX_PAYLOAD_CHARS}.
+         * Larger payloads are refused with {@link ErrorCode#PAYLOAD_TOO_LARGE}. Must not be negative
+         * (checked by {@link #build()}).
+         *
+         * @param value the limit
+         * @return this builder
+         */
+        public Builder maxPayloadChars(int value) {
+            this.maxPayloadChars = value;
+            return this;
+        }
+
+        /**
+         * Sets whether {@link #build()} applies the schema (creating what is missing, leaving what
+         * exists); default false, for hosts that apply {@link JdbcStore#ddl} with their migration
+         * tool.
+         *
+         * @param create whether to create missing tables, sequences and indexes
+         * @return this builder
+         */
+        public Builder createSchemaIfMissing(boolean create) {
+            this.createSchemaIfMissing = create;
+            return this;
+        }
+
+        /**
+         * Builds the store. Connects once when the dialect must be detected or the schema created;
+         * logs the dialect at INFO.
+         *
+         * @return the store
+         * @throws IllegalArgumentException listing every invalid setting, or when the database is
+         *                                  neither PostgreSQL nor H2
+         * @throws StatekitException        {@link ErrorCode#STORE_UNAVAILABLE} or {@link ErrorCode#STORE_FAILURE}
+         *                                  when connecting or creating the schema fails
+         */
+        public JdbcStore build() {
+            List<String> problems = new ArrayList<>();
+            String prefixProblem = Schema.checkPrefix(tablePrefix);
+            if (prefixProblem != null) problems.add(prefixProblem);
+            if (maxPayloadChars < 0) problems.add("maxPayloadChars must be >= 0, was " + maxPayloadChars);
+            if (!problems.isEmpty()) throw new IllegalArgumentException("invalid JdbcStore settings: " + String.join("; ", problems));
+            Dialect chosen = dialect;
+            if (chosen == null || createSchemaIfMissing) {
+                String doing = chosen == null ? "detecting the database" : "creating the schema";
+                JdbcStore probe = new JdbcStore(dataSource, chosen == null ? Dialect.H2 : chosen, tablePrefix, maxPayloadChars);
+                Connection c = probe.connect(doing, null);
+                try {
+                    if (chosen == null) {
+                        String product = c.getMetaData().getDatabaseProductName();
+                        chosen = Dialect.fromProductName(product);
+                        log.info("statekit store on tables {}*: dialect {} detected from database product '{}'",
+                                tablePrefix, chosen, product);
+                    } else {
+                        log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
+                    }
+                    if (createSchemaIfMissing) {
+                        boolean autoCommit = c.getAutoCommit();
+                        if (!autoCommit) c.setAutoCommit(true);
+                        try {
+                            Schema.apply(c, chosen, tablePrefix);
+                        } finally {
+                            if (!autoCommit) c.setAutoCommit(false);
+                        }
+                        log.info("statekit schema version {} applied on tables {}*", SCHEMA_VERSION, tablePrefix);
+                    }
+                } catch (SQLException e) {
+                    throw SqlErrors.translate(e, doing, null);
+                } finally {
+                    close(c);
+                }
+            } else {
+                log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
+            }
+            return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.store.Attributes;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Binding of values and reading of rows. Times travel as {@link OffsetDateTime} in UTC at
+ * microsecond precision (what both databases keep), never through the JVM's default zone.
+ */
+public final class Rows {
+    /** The columns of a task row, in the order {@link #task} reads them. */
+    public static final String TASK_COLUMNS = "id, machine, machine_version, state, queue, priority, sequence, parent_id, "
+            + "attempts, retries, lease_owner, lease_token, lease_expires_at, not_before, last_error_code, "
+            + "last_error_message, last_error_retryable, last_error_step, attributes, payload, idempotency_key, "
+            + "created_at, updated_at, version, cancel_requested";
+    /** The columns of a history row, in the order {@link #history} reads them. */
+    public static final String HISTORY_COLUMNS = "task_id, version, from_state, to_state, event, source, actor, reason, at, command_key";
+    /** The columns of a queue row, in the order {@link #queue} reads them. */
+    public static final String QUEUE_COLUMNS = "name, paused, pause_reason, concurrency, skipped_lower";
+
+    private Rows() {
+    }
+
+    /** Returns {@code t} cut to the microsecond, as the database keeps it; null stays null. */
+    public static @Nullable Instant micros(@Nullable Instant t) {
+        return t == null ? null : t.truncatedTo(ChronoUnit.MICROS);
+    }
+
+    /** Binds a time, or SQL null. */
+    public static void setInstant(PreparedStatement ps, int i, @Nullable Instant t) throws SQLException {
+        if (t == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE);
+        else ps.setObject(i, OffsetDateTime.ofInstant(t.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
+    }
+
+    /** Reads a time, or null. */
+    public static @Nullable Instant getInstant(ResultSet rs, int i) throws SQLException {
+        OffsetDateTime t = rs.getObject(i, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+
+    /** Binds a long, or SQL null. */
+    public static void setLong(PreparedStatement ps, int i, @Nullable Long v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.BIGINT);
+        else ps.setLong(i, v);
+    }
+
+    /** Binds a string, or SQL null. */
+    public static void setString(PreparedStatement ps, int i, @Nullable String v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.VARCHAR);
+        else ps.setString(i, v);
+    }
+
+    /** Binds a boolean, or SQL null. */
+    public static void setBoolean(PreparedStatement ps, int i, @Nullable Boolean v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.BOOLEAN);
+        else ps.setBoolean(i, v);
+    }
+
+    private static @Nullable Long getLong(ResultSet rs, int i) throws SQLException {
+        long v = rs.getLong(i);
+        return rs.wasNull() ? null : v;
+    }
+
+    /**
+     * Reads the task of the current row ({@link #TASK_COLUMNS}).
+     *
+     * @throws StatekitException {@link ErrorCode#STORE_FAILURE} naming the task when the row cannot be
+     *                           made into a task (its attributes do not decode, a value is out of range)
+     */
+    public static TaskRecord task(ResultSet rs) throws SQLException {
+        long id = rs.getLong(1);
+        try {
+            Attributes attributes;
+            try {
+                attributes = AttributeCodec.decode(nonNull(rs.getString(19), "attributes"));
+            } catch (IllegalArgumentException e) {
+                throw new StatekitException(ErrorCode.STORE_FAILURE, "attributes of task " + id + " cannot be decoded: "
+                        + e.getMessage(), id, e);
+            }
+            Long token = getLong(rs, 12);
+            Lease lease = null;
+            if (token != null) {
+                lease = new Lease(nonNull(rs.getString(11), "lease_owner"), token, nonNull(getInstant(rs, 13), "lease_expires_at"));
+            }
+            String errorCode = rs.getString(15);
+            TaskError error = null;
+            if (errorCode != null) {
+                error = new TaskError(errorCode, nonNull(rs.getString(16), "last_error_message"), rs.getBoolean(17), rs.getString(18));
+            }
+            return new TaskRecord(id, rs.getString(2), rs.getInt(3), rs.getString(4), rs.getString(5), rs.getInt(6),
+                    rs.getLong(7), getLong(rs, 8), rs.getInt(9), rs.getInt(10), lease, getInstant(rs, 14), error, attributes,
+                    rs.getString(20), rs.getString(21), nonNull(getInstant(rs, 22), "created_at"),
+                    nonNull(getInstant(rs, 23), "updated_at"), rs.getLong(24));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new StatekitException(ErrorCode.STORE_FAILURE, "task " + id + " cannot be read: " + e.getMessage(), id, e);
+        }
+    }
+
+    /** Reads the history entry of the current row ({@link #HISTORY_COLUMNS}) from column {@code first} on. */
+    public static HistoryEntry history(ResultSet rs, int first) throws SQLException {
+        int i = first - 1;
+        long taskId = rs.getLong(i + 1);
+        try {
+            return new HistoryEntry(taskId, rs.getLong(i + 2), rs.getString(i + 3), rs.getString(i + 4), rs.getString(i + 5),
+                    TriggerSource.valueOf(rs.getString(i + 6)), rs.getString(i + 7), rs.getString(i + 8),
+                    nonNull(getInstant(rs, i + 9), "at"), rs.getString(i + 10));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new StatekitException(ErrorCode.STORE_FAILURE, "history of task " + taskId + " cannot be read: "
+                    + e.getMessage(), taskId, e);
+        }
+    }
+
+    /** Reads the queue record of the current row ({@link #QUEUE_COLUMNS}). */
+    public static QueueRecord queue(ResultSet rs) throws SQLException {
+        return new QueueRecord(rs.getString(1), rs.getBoolean(2), rs.getString(3), rs.getInt(4), rs.getInt(5));
+    }
+
+    /** Binds the ten values of a history row ({@link #HISTORY_COLUMNS}) from {@code first} on. */
+    public static void bindHistory(PreparedStatement ps, int first, HistoryEntry e) throws SQLException {
+        ps.setLong(first, e.taskId());
+        ps.setLong(first + 1, e.version());
+        ps.setString(first + 2, e.from());
+        ps.setString(first + 3, e.to());
+        ps.setString(first + 4, e.event());
+        ps.setString(first + 5, e.source().name());
+        setString(ps, first + 6, e.actor());
+        setString(ps, first + 7, e.reason());
+        setInstant(ps, first + 8, e.at());
+        setString(ps, first + 9, e.commandKey());
+    }
+
+    /** Returns {@code e} with its time cut to the microsecond, as it is stored. */
+    public static HistoryEntry stored(HistoryEntry e) {
+        Instant at = e.at().truncatedTo(ChronoUnit.MICROS);
+        return at.equals(e.at()) ? e : new HistoryEntry(e.taskId(), e.version(), e.from(), e.to(), e.event(), e.source(),
+                e.actor(), e.reason(), at, e.commandKey());
+    }
+
+    private static <T> T nonNull(@Nullable T value, String column) {
+        if (value == null) throw new NullPointerException("column " + column + " is null");
+        return value;
+    }
+}

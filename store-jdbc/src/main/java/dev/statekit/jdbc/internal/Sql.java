@@ -1,0 +1,200 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.jdbc.Dialect;
+import java.util.Collection;
+
+/**
+ * The SQL text of one store: table names come only from the validated prefix, every value is a
+ * bound parameter. Texts with a variable number of parameters ({@code in (?, ?, ...)}) are built
+ * per call from the same pieces.
+ */
+public final class Sql {
+    /** The dialect. */
+    public final Dialect dialect;
+    /** The tasks table. */
+    public final String tasks;
+    /** The history table. */
+    public final String history;
+    /** The queues table. */
+    public final String queues;
+    /** The PostgreSQL notification channel of this prefix. */
+    public final String channel;
+
+    /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
+    public final String insertTask;
+    /** Selects a task by (machine, idempotency key). */
+    public final String taskByKey;
+    /** Selects a task by id. */
+    public final String taskById;
+    /** Selects a task's version and the history entry of a command key, if any. */
+    public final String checkChange;
+    /** Updates a task by (id, version) to a snapshot that holds a lease; a kept lease keeps the later stored expiry. */
+    public final String updateLeased;
+    /** Updates a task by (id, version) to a snapshot without a lease. */
+    public final String updateFree;
+    /** Selects whether a task exists. */
+    public final String taskExists;
+    /** Inserts a history entry. */
+    public final String insertHistory;
+    /** Selects a task's history. */
+    public final String historyOf;
+    /** Selects the history entry of one command key. */
+    public final String command;
+    /** Selects a queue row. */
+    public final String queue;
+    /** Selects and locks a queue row. */
+    public final String lockQueue;
+    /** Inserts a queue row with the defaults (PostgreSQL: unless it exists). */
+    public final String insertQueue;
+    /** Pauses a queue. */
+    public final String pauseQueue;
+    /** Resumes a queue. */
+    public final String resumeQueue;
+    /** Sets a queue's concurrency limit. */
+    public final String setConcurrency;
+    /** Sets a queue's anti-starvation counter. */
+    public final String setSkipped;
+    /** Counts the leased tasks of a queue. */
+    public final String leased;
+    /** Claims one locked task. */
+    public final String claimTask;
+    /** Renews a lease. */
+    public final String renew;
+    /** Reads a task's cancellation flag. */
+    public final String cancelFlag;
+    /** Sets a task's cancellation flag. */
+    public final String requestCancel;
+    /** Changes a task's priority and sequence. */
+    public final String reorder;
+    /** Selects expired leases. */
+    public final String expired;
+    /** Selects the leases of one owner. */
+    public final String leasedBy;
+    /** The next FIFO sequence. */
+    public final String nextSequence;
+    /** The next front sequence (to be negated). */
+    public final String nextFront;
+    /** The next fencing token. */
+    public final String nextToken;
+    /** Deletes a task unless it changed, holds a lease or has children. */
+    public final String deleteTask;
+    /** Deletes a task's history. */
+    public final String deleteHistory;
+    /** Sends a notification on a channel (PostgreSQL). */
+    public final String notify;
+
+    /** Builds the SQL of a store; {@code prefix} must have been validated. */
+    public Sql(Dialect dialect, String prefix) {
+        if (Schema.checkPrefix(prefix) != null) throw new IllegalArgumentException(Schema.checkPrefix(prefix));
+        boolean pg = dialect == Dialect.POSTGRESQL;
+        this.dialect = dialect;
+        tasks = prefix + "tasks";
+        history = prefix + "history";
+        queues = prefix + "queues";
+        channel = prefix + "wake";
+        String fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
+        String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
+                + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
+                + " cancel_requested) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false)";
+        insertTask = pg ? insert + " on conflict (machine, idempotency_key) do nothing returning id, sequence"
+                : "select id, sequence from final table (" + insert + ")";
+        taskByKey = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and idempotency_key = ?";
+        taskById = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id = ?";
+        checkChange = "select t.version, h.task_id, h.version, h.from_state, h.to_state, h.event, h.source, h.actor, h.reason,"
+                + " h.at, h.command_key from " + tasks + " t left join " + history + " h on h.task_id = t.id and h.command_key = ?"
+                + " where t.id = ?";
+        String set = "update " + tasks + " set state = ?, queue = ?, attempts = ?, retries = ?, ";
+        String rest = ", not_before = ?, last_error_code = ?, last_error_message = ?, last_error_retryable = ?,"
+                + " last_error_step = ?, attributes = ?, payload = ?, updated_at = ?, version = ? where id = ? and version = ?";
+        updateLeased = set + "lease_owner = case when lease_token = ? and lease_expires_at > ? then lease_owner else ? end,"
+                + " lease_expires_at = case when lease_token = ? and lease_expires_at > ? then lease_expires_at else ? end,"
+                + " lease_token = ?" + rest;
+        updateFree = set + "lease_owner = null, lease_token = null, lease_expires_at = null" + rest;
+        taskExists = "select 1 from " + tasks + " where id = ?";
+        insertHistory = "insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        historyOf = "select " + Rows.HISTORY_COLUMNS + " from " + history + " where task_id = ? order by version";
+        command = "select " + Rows.HISTORY_COLUMNS + " from " + history + " where task_id = ? and command_key = ?";
+        queue = "select " + Rows.QUEUE_COLUMNS + " from " + queues + " where name = ?";
+        lockQueue = queue + " for update";
+        insertQueue = "insert into " + queues + " (" + Rows.QUEUE_COLUMNS + ") values (?, false, null, 0, 0)"
+                + (pg ? " on conflict (name) do nothing" : "");
+        pauseQueue = "update " + queues + " set paused = true, pause_reason = ? where name = ?";
+        resumeQueue = "update " + queues + " set paused = false, pause_reason = null where name = ?";
+        setConcurrency = "update " + queues + " set concurrency = ? where name = ?";
+        setSkipped = "update " + queues + " set skipped_lower = ? where name = ?";
+        leased = "select count(*) from " + tasks + " where queue = ? and lease_token is not null";
+        claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
+                + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
+                + " where id = ? and version = ?";
+        renew = "update " + tasks + " set lease_expires_at = greatest(lease_expires_at, ?)"
+                + " where id = ? and lease_token = ? and lease_expires_at > ?";
+        cancelFlag = "select cancel_requested from " + tasks + " where id = ?";
+        requestCancel = "update " + tasks + " set cancel_requested = true where id = ?";
+        reorder = "update " + tasks + " set priority = ?, sequence = ? where id = ?";
+        expired = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_expires_at <= ?"
+                + " order by lease_expires_at, id limit ?";
+        leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_owner = ?"
+                + " order by id limit ?";
+        nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
+        nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
+        nextToken = pg ? "select nextval('" + prefix + "fencing_seq')" : "select next value for " + prefix + "fencing_seq";
+        deleteTask = "delete from " + tasks + " where id = ? and version = ? and lease_token is null"
+                + " and not exists (select 1 from " + tasks + " c where c.parent_id = ?)";
+        deleteHistory = "delete from " + history + " where task_id = ?";
+        notify = "select pg_notify(?, ?)";
+    }
+
+    /** Returns {@code (?, ?, ...)} with {@code n} parameters. */
+    public static String params(int n) {
+        StringBuilder b = new StringBuilder(3 * n + 2).append('(');
+        for (int i = 0; i < n; i++) b.append(i == 0 ? "?" : ", ?");
+        return b.append(')').toString();
+    }
+
+    /** Selects a page of tasks; the filters present add their conditions, in the order machine, states, parent, queue. */
+    public String query(boolean machine, int states, boolean parent, boolean queue) {
+        StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks).append(" where id > ?");
+        if (machine) b.append(" and machine = ?");
+        if (states > 0) b.append(" and state in ").append(params(states));
+        if (parent) b.append(" and parent_id = ?");
+        if (queue) b.append(" and queue = ?");
+        return b.append(" order by id limit ?").toString();
+    }
+
+    /** Selects lease-free tasks of a machine in {@code states} whose not-before time has come, earliest first. */
+    public String due(int states) {
+        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and state in " + params(states)
+                + " and lease_token is null and not_before is not null and not_before <= ? order by not_before, id limit ?";
+    }
+
+    /** Selects the earliest future not-before time of lease-free tasks of a machine in {@code states}. */
+    public String nextDue(int states) {
+        return "select min(not_before) from " + tasks + " where machine = ? and state in " + params(states)
+                + " and lease_token is null and not_before is not null and not_before > ?";
+    }
+
+    /**
+     * Selects runnable tasks of (machine, queue, states) in claim order: parameters machine, queue,
+     * the states, now, then with {@code after} the last key (priority twice, sequence twice, id),
+     * then with {@code below} a priority bound, then the limit.
+     *
+     * @param lock lock the rows, skipping those other transactions hold
+     */
+    public String runnable(int states, boolean after, boolean below, boolean lock) {
+        StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
+                .append(" where machine = ? and queue = ? and state in ").append(params(states))
+                .append(" and lease_token is null and (not_before is null or not_before <= ?)");
+        if (after) b.append(" and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id > ?))))");
+        if (below) b.append(" and priority < ?");
+        b.append(" order by priority desc, sequence, id limit ?");
+        if (lock) b.append(" for update skip locked");
+        return b.toString();
+    }
+
+    /** Selects (id, version) of tasks a purge may delete, in id order. */
+    public String purgeCandidates(int states) {
+        return "select id, version from " + tasks + " t where machine = ? and state in " + params(states)
+                + " and lease_token is null and updated_at < ?"
+                + " and not exists (select 1 from " + tasks + " c where c.parent_id = t.id) order by id limit ?";
+    }
+}
