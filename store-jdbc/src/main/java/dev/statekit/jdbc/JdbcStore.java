@@ -82,6 +82,7 @@ public final class JdbcStore implements Store {
     public static final int SCHEMA_VERSION = Schema.VERSION;
 
     private static final int CREATE_ATTEMPTS = 5;
+    private static final int FIND_CHUNK = 500;
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -330,6 +331,26 @@ public final class JdbcStore implements Store {
         });
     }
 
+    /** {@inheritDoc} One query per 500 ids; rows that cannot be read are logged and left out. */
+    @Override
+    public java.util.Map<Long, TaskRecord> findAll(Collection<Long> ids) {
+        List<Long> distinct = new ArrayList<>(new TreeSet<>(ids));
+        java.util.Map<Long, TaskRecord> found = new java.util.HashMap<>();
+        if (distinct.isEmpty()) return found;
+        return read("reading " + distinct.size() + " tasks", null, c -> {
+            for (int from = 0; from < distinct.size(); from += FIND_CHUNK) {
+                List<Long> chunk = distinct.subList(from, Math.min(distinct.size(), from + FIND_CHUNK));
+                try (PreparedStatement ps = c.prepareStatement(sql.tasksByIds(chunk.size()))) {
+                    for (int i = 0; i < chunk.size(); i++) ps.setLong(i + 1, chunk.get(i));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        for (TaskRecord t : tasks(rs)) found.put(t.id(), t);
+                    }
+                }
+            }
+            return found;
+        });
+    }
+
     @Override
     public ApplyResult applyAll(List<Change> changes) {
         if (changes.isEmpty()) throw new IllegalArgumentException("no changes to apply");
@@ -339,17 +360,79 @@ public final class JdbcStore implements Store {
         }
         Long taskId = changes.size() == 1 ? changes.get(0).next().id() : null;
         String doing = changes.size() == 1 ? "applying a change" : "applying " + changes.size() + " changes";
-        ApplyResult result = transaction(doing, taskId, c -> write(c, changes));
-        if (result.applied() && log.isDebugEnabled()) {
-            for (Change change : changes) {
-                log.debug("task {} {} -> {} by {} at version {}", change.next().id(), change.entry().from(),
-                        change.entry().to(), change.entry().event(), change.next().version());
-            }
-        }
+        ApplyResult result = transaction(doing, taskId, c -> {
+            ApplyResult r = write(c, changes, c::rollback);
+            if (r.applied() && changesState(changes)) notifyWaiters(c);
+            return r;
+        });
+        if (result.applied()) logApplied(changes);
         return result;
     }
 
-    private ApplyResult write(Connection c, List<Change> changes) throws SQLException {
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Writes in one transaction, each change within a savepoint of its own. When a change's
+     * payload is over the limit, the changes before it are committed and the exception is thrown,
+     * as applying them one by one would.
+     */
+    @Override
+    public List<ApplyResult> applyEach(List<Change> changes) {
+        Set<Long> ids = new HashSet<>();
+        for (Change change : changes) {
+            if (!ids.add(change.next().id())) throw new IllegalArgumentException("two changes for task " + change.next().id());
+        }
+        if (changes.isEmpty()) return List.of();
+        if (changes.size() == 1) return List.of(apply(changes.get(0)));
+        StatekitException[] refused = new StatekitException[1];
+        List<ApplyResult> results = transaction("applying " + changes.size() + " changes one by one", null, c -> {
+            List<ApplyResult> rs = new ArrayList<>(changes.size());
+            List<Change> applied = new ArrayList<>();
+            for (Change change : changes) {
+                java.sql.Savepoint savepoint = c.setSavepoint();
+                ApplyResult r;
+                try {
+                    r = write(c, List.of(change), () -> c.rollback(savepoint));
+                } catch (StatekitException e) {
+                    if (e.code() != ErrorCode.PAYLOAD_TOO_LARGE) throw e;
+                    c.rollback(savepoint);
+                    refused[0] = e;
+                    break;
+                }
+                if (r.applied()) {
+                    c.releaseSavepoint(savepoint);
+                    applied.add(change);
+                }
+                rs.add(r);
+            }
+            if (changesState(applied)) notifyWaiters(c);
+            logApplied(applied);
+            return rs;
+        });
+        if (refused[0] != null) throw refused[0];
+        return results;
+    }
+
+    private static boolean changesState(List<Change> changes) {
+        for (Change change : changes) if (!change.entry().from().equals(change.entry().to())) return true;
+        return false;
+    }
+
+    private static void logApplied(List<Change> changes) {
+        if (!log.isDebugEnabled()) return;
+        for (Change change : changes) {
+            log.debug("task {} {} -> {} by {} at version {}", change.next().id(), change.entry().from(),
+                    change.entry().to(), change.entry().event(), change.next().version());
+        }
+    }
+
+    /** Undoes the writes of a refused change. */
+    @FunctionalInterface
+    private interface Undo {
+        void run() throws SQLException;
+    }
+
+    private ApplyResult write(Connection c, List<Change> changes, Undo undo) throws SQLException {
         // Refusals name the first task, in the order given, that stands in the way.
         boolean checked = changes.size() > 1 || changes.get(0).entry().commandKey() != null;
         if (checked) {
@@ -357,7 +440,7 @@ public final class JdbcStore implements Store {
                 for (Change change : changes) {
                     ApplyResult refusal = check(ps, change);
                     if (refusal != null) {
-                        c.rollback();
+                        undo.run();
                         return refusal;
                     }
                     checkPayload(change.next());
@@ -367,17 +450,15 @@ public final class JdbcStore implements Store {
         // Rows are written in id order, so that overlapping writers cannot deadlock.
         List<Change> sorted = new ArrayList<>(changes);
         sorted.sort(Comparator.comparingLong(ch -> ch.next().id()));
-        boolean stateChanged = false;
         for (Change change : sorted) {
             long id = change.next().id();
             int updated = update(c, change);
             if (updated == 0) {
-                c.rollback();
+                undo.run();
                 return exists(c, id) ? ApplyResult.conflict(id) : ApplyResult.notFound(id);
             }
             if (updated > 1) throw new IllegalStateException(updated + " rows updated for task " + id);
             if (!checked) checkPayload(change.next());
-            stateChanged |= !change.entry().from().equals(change.entry().to());
         }
         try (PreparedStatement ps = c.prepareStatement(sql.insertHistory)) {
             for (Change change : sorted) {
@@ -388,7 +469,7 @@ public final class JdbcStore implements Store {
         } catch (SQLException e) {
             if (!SqlErrors.uniqueViolation(e)) throw e;
             // A concurrent writer applied the same command key first.
-            c.rollback();
+            undo.run();
             for (Change change : changes) {
                 String key = change.entry().commandKey();
                 if (key == null) continue;
@@ -397,7 +478,6 @@ public final class JdbcStore implements Store {
             }
             throw e;
         }
-        if (stateChanged) notifyWaiters(c);
         return ApplyResult.APPLIED;
     }
 
@@ -432,12 +512,10 @@ public final class JdbcStore implements Store {
             ps.setInt(i++, n.attempts());
             ps.setInt(i++, n.retries());
             if (lease != null) {
-                // A lease kept with the same fencing token keeps the later expiry stored by renew.
+                // A lease kept with its fencing token keeps the stored expiry: only renew moves it.
                 ps.setLong(i++, lease.fencingToken());
-                Rows.setInstant(ps, i++, lease.expiresAt());
                 ps.setString(i++, lease.owner());
                 ps.setLong(i++, lease.fencingToken());
-                Rows.setInstant(ps, i++, lease.expiresAt());
                 Rows.setInstant(ps, i++, lease.expiresAt());
                 ps.setLong(i++, lease.fencingToken());
             }

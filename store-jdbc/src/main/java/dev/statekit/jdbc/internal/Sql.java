@@ -28,7 +28,7 @@ public final class Sql {
     public final String taskById;
     /** Selects a task's version and the history entry of a command key, if any. */
     public final String checkChange;
-    /** Updates a task by (id, version) to a snapshot that holds a lease; a kept lease keeps the later stored expiry. */
+    /** Updates a task by (id, version) to a snapshot that holds a lease; a lease kept with its token keeps its stored owner and expiry. */
     public final String updateLeased;
     /** Updates a task by (id, version) to a snapshot without a lease. */
     public final String updateFree;
@@ -106,8 +106,8 @@ public final class Sql {
         String set = "update " + tasks + " set state = ?, queue = ?, attempts = ?, retries = ?, ";
         String rest = ", not_before = ?, last_error_code = ?, last_error_message = ?, last_error_retryable = ?,"
                 + " last_error_step = ?, attributes = ?, payload = ?, updated_at = ?, version = ? where id = ? and version = ?";
-        updateLeased = set + "lease_owner = case when lease_token = ? and lease_expires_at > ? then lease_owner else ? end,"
-                + " lease_expires_at = case when lease_token = ? and lease_expires_at > ? then lease_expires_at else ? end,"
+        updateLeased = set + "lease_owner = case when lease_token = ? then lease_owner else ? end,"
+                + " lease_expires_at = case when lease_token = ? then lease_expires_at else ? end,"
                 + " lease_token = ?" + rest;
         updateFree = set + "lease_owner = null, lease_token = null, lease_expires_at = null" + rest;
         taskExists = "select 1 from " + tasks + " where id = ?";
@@ -149,6 +149,11 @@ public final class Sql {
         StringBuilder b = new StringBuilder(3 * n + 2).append('(');
         for (int i = 0; i < n; i++) b.append(i == 0 ? "?" : ", ?");
         return b.append(')').toString();
+    }
+
+    /** Selects the tasks with {@code n} ids. */
+    public String tasksByIds(int n) {
+        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n);
     }
 
     /** Selects a page of tasks; the filters present add their conditions, in the order machine, states, parent, queue. */

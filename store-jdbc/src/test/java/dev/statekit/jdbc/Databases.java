@@ -1,0 +1,118 @@
+package dev.statekit.jdbc;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The databases of the tests: H2 in files under the build directory, and the PostgreSQL server at
+ * {@code STATEKIT_PG_URL} (default {@code jdbc:postgresql://127.0.0.1:5432/statekit}, user and
+ * password {@code statekit}; system properties {@code statekit.pg.url}, {@code .user},
+ * {@code .password} override). When PostgreSQL cannot be reached its tests fail on CI
+ * ({@code CI=true}) and are skipped elsewhere.
+ */
+final class Databases {
+    private static final AtomicLong COUNTER = new AtomicLong();
+    private static final String RUN = Long.toString(ProcessHandle.current().pid(), 36)
+            + Long.toString(Math.floorMod(System.nanoTime(), 1_000_000L), 36);
+    private static volatile String postgresProblem;
+    private static volatile boolean postgresChecked;
+
+    private Databases() {
+    }
+
+    /** Returns a table prefix no other test and no concurrent run uses. */
+    static String uniquePrefix(String kind) {
+        return ("t" + kind + RUN + "_" + COUNTER.incrementAndGet() + "_").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    static Path buildDir() {
+        String dir = System.getProperty("statekit.buildDir");
+        return (dir != null ? Paths.get(dir) : Paths.get("build")).toAbsolutePath();
+    }
+
+    /** Returns a pool over a new H2 database file under the build directory. */
+    static TestPool h2() {
+        Path file = buildDir().resolve("h2").resolve("db-" + RUN + "-" + COUNTER.incrementAndGet());
+        Properties p = new Properties();
+        p.setProperty("user", "sa");
+        p.setProperty("password", "");
+        return new TestPool("jdbc:h2:file:" + file + ";LOCK_TIMEOUT=10000", p);
+    }
+
+    static String pgUrl() {
+        return setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit");
+    }
+
+    private static Properties pgProperties() {
+        Properties p = new Properties();
+        p.setProperty("user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
+        p.setProperty("password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
+        p.setProperty("connectTimeout", "10");
+        p.setProperty("loginTimeout", "10");
+        return p;
+    }
+
+    private static String setting(String property, String variable, String fallback) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) v = System.getenv(variable);
+        return v == null || v.isBlank() ? fallback : v;
+    }
+
+    /**
+     * Returns a pool on the PostgreSQL server; when it cannot be reached, fails the calling test on
+     * CI and skips it elsewhere.
+     */
+    static TestPool postgres() {
+        requirePostgres();
+        return new TestPool(pgUrl(), pgProperties());
+    }
+
+    /** Fails (on CI) or skips (elsewhere) the calling test when PostgreSQL cannot be reached. */
+    static void requirePostgres() {
+        if (!postgresChecked) {
+            synchronized (Databases.class) {
+                if (!postgresChecked) {
+                    try (Connection c = DriverManager.getConnection(pgUrl(), pgProperties())) {
+                        c.isValid(10);
+                        postgresProblem = null;
+                    } catch (SQLException e) {
+                        postgresProblem = "PostgreSQL at " + pgUrl() + " cannot be reached (" + e.getMessage()
+                                + "); start it with .ci/postgres.sh or point STATEKIT_PG_URL, STATEKIT_PG_USER and"
+                                + " STATEKIT_PG_PASSWORD at a server";
+                    }
+                    postgresChecked = true;
+                }
+            }
+        }
+        String problem = postgresProblem;
+        if (problem == null) return;
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) fail(problem + " (CI=true: PostgreSQL tests must run)");
+        Assumptions.abort(problem + " — skipping the PostgreSQL tests outside CI");
+    }
+
+    /** Returns a pool on the database of {@code dialect}. */
+    static TestPool pool(Dialect dialect) {
+        return dialect == Dialect.POSTGRESQL ? postgres() : h2();
+    }
+
+    /** Drops every table and sequence of {@code prefix}. */
+    static void drop(javax.sql.DataSource ds, String prefix) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            for (String table : new String[] {"tasks", "history", "queues", "schema_version"}) {
+                s.execute("drop table if exists " + prefix + table);
+            }
+            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq"}) {
+                s.execute("drop sequence if exists " + prefix + sequence);
+            }
+        }
+    }
+}
