@@ -44,7 +44,8 @@ public final class RuntimeBenchmark {
     public static void main(String[] args) throws Exception {
         int tasks = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         System.out.println("statekit runtime benchmark, in-memory store, " + Runtime.getRuntime().availableProcessors()
-                + " cores, " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+                + " cores, " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
+                + ", JVM options " + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         throughput(Math.max(10_000, tasks / 5), false);        // warm-up
         for (int round = 0; round < 3; round++) throughput(tasks, true);
         latency(2_000, false);                                  // warm-up

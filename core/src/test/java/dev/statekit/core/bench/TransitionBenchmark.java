@@ -56,7 +56,8 @@ public final class TransitionBenchmark {
         System.out.println("statekit transition benchmark: chunk cycle of 5 transitions, median of " + ROUNDS
                 + " rounds of " + TimeUnit.NANOSECONDS.toMillis(ROUND_NANOS) + " ms after warm-up; "
                 + Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("java.vm.name")
-                + " " + System.getProperty("java.version"));
+                + " " + System.getProperty("java.version")
+                + ", JVM options " + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         for (int threads : new int[] {1, 2}) {
             report("(a) table decisions", threads, measure(threads, TransitionBenchmark::decisions));
         }
