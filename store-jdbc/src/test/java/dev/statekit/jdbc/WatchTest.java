@@ -1,0 +1,95 @@
+package dev.statekit.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.jdbc.internal.PgListener;
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** Wake-ups across processes: PostgreSQL's LISTEN/NOTIFY, and nothing on H2. */
+class WatchTest {
+    static final Instant T0 = Instant.parse("2031-04-05T13:30:00Z");
+    static final NewTask NEW = new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, T0);
+
+    /** Waits for one wake-up, at most 20 seconds; drains the ones that came with it. */
+    static boolean woken(Semaphore wakes) throws InterruptedException {
+        boolean woken = wakes.tryAcquire(20, TimeUnit.SECONDS);
+        wakes.drainPermits();
+        return woken;
+    }
+
+    @Test
+    void anotherProcessCreatingMovingOrResumingWakesTheWatcher() throws Exception {
+        try (Opened db = Opened.open(Dialect.POSTGRESQL)) {
+            JdbcStore other = db.twin();
+            Semaphore wakes = new Semaphore(0);
+            try (AutoCloseable watch = db.store().watch(wakes::release)) {
+                assertThat(((PgListener) watch).awaitListening(20_000)).as("listening").isTrue();
+                assertThat(woken(wakes)).as("wake-up once listening").isTrue();
+
+                TaskRecord t = other.create(NEW).task();
+                assertThat(woken(wakes)).as("wake-up after a creation").isTrue();
+
+                Instant at = T0.plusSeconds(1);
+                TaskRecord next = t.toBuilder().state("WAITING").updatedAt(at).version(1).build();
+                other.apply(new Change(0, next, new HistoryEntry(t.id(), 1, "READY", "WAITING", "WAIT", TriggerSource.SYSTEM,
+                        null, null, at, null)));
+                assertThat(woken(wakes)).as("wake-up after a move to another state").isTrue();
+
+                other.pauseQueue("q", null);
+                other.resumeQueue("q");
+                assertThat(woken(wakes)).as("wake-up after a resume").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aListenerWhoseConnectionDiesReconnectsAndWakesAgain() throws Exception {
+        try (Opened db = Opened.open(Dialect.POSTGRESQL)) {
+            Semaphore wakes = new Semaphore(0);
+            try (AutoCloseable watch = db.store().watch(wakes::release)) {
+                assertThat(((PgListener) watch).awaitListening(20_000)).isTrue();
+                assertThat(woken(wakes)).isTrue();
+                String channel = db.store().tablePrefix() + "wake";
+                try (Connection c = db.pool().getConnection();
+                     PreparedStatement ps = c.prepareStatement("select pg_terminate_backend(pid) from pg_stat_activity"
+                             + " where query = ? and pid <> pg_backend_pid()")) {
+                    ps.setString(1, "listen " + channel);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertThat(rs.next()).as("the listening connection is found").isTrue();
+                    }
+                }
+                assertThat(woken(wakes)).as("wake-up after reconnecting").isTrue();
+                db.twin().create(NEW);
+                assertThat(woken(wakes)).as("wake-up by a creation after reconnecting").isTrue();
+            }
+        }
+    }
+
+    @Test
+    void onH2NothingListens() throws Exception {
+        try (Opened db = Opened.open(Dialect.H2)) {
+            Semaphore wakes = new Semaphore(0);
+            long listeners = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("statekit-listen")).count();
+            try (AutoCloseable watch = db.store().watch(wakes::release)) {
+                assertThat(watch).isNotInstanceOf(PgListener.class);
+                db.store().create(NEW);
+                db.store().resumeQueue("q");
+                assertThat(Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("statekit-listen")).count())
+                        .isEqualTo(listeners);
+            }
+            assertThat(wakes.availablePermits()).isZero();
+        }
+    }
+}
