@@ -78,6 +78,19 @@ final class Databases {
 
     /** Fails (on CI) or skips (elsewhere) the calling test when PostgreSQL cannot be reached. */
     static void requirePostgres() {
+        String problem = postgresProblem();
+        if (problem == null) return;
+        if (onCi()) fail(problem + " (CI=true: PostgreSQL tests must run)");
+        Assumptions.abort(problem + " — skipping the PostgreSQL tests outside CI");
+    }
+
+    /** Returns whether the tests run on CI, where nothing may be skipped. */
+    static boolean onCi() {
+        return "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+
+    /** Returns why PostgreSQL cannot be reached, or null when it can; tries once per run. */
+    static String postgresProblem() {
         if (!postgresChecked) {
             synchronized (Databases.class) {
                 if (!postgresChecked) {
@@ -93,10 +106,7 @@ final class Databases {
                 }
             }
         }
-        String problem = postgresProblem;
-        if (problem == null) return;
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) fail(problem + " (CI=true: PostgreSQL tests must run)");
-        Assumptions.abort(problem + " — skipping the PostgreSQL tests outside CI");
+        return postgresProblem;
     }
 
     /** Returns a pool on the database of {@code dialect}. */

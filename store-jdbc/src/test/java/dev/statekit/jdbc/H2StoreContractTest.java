@@ -21,6 +21,7 @@ class H2StoreContractTest extends StoreContract {
 
     @Override
     protected void closeStore(Store store) {
+        if (store == null) return;            // newStore() failed or was skipped
         TestPool pool = pools.remove(store);
         if (pool != null) pool.close();
     }
