@@ -1,0 +1,1503 @@
+package dev.statekit.store.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import dev.statekit.store.ApplyResult;
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.CreateResult;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.Page;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RenewResult;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TimeZone;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link Store} honours, as tests. A store implementation subclasses this class
+ * in a test class whose name ends in {@code Test}, returns a new, empty store from
+ * {@link #newStore()}, and inherits every test.
+ *
+ * <p>{@link #newStore()} is called once per test from JUnit Jupiter's {@code @BeforeEach}, and once
+ * per try of the property {@link #anyScriptKeepsVersionsHistoriesLeasesAndTasks}, which jqwik runs
+ * without Jupiter's callbacks: it must not depend on a subclass's own {@code @BeforeEach} or
+ * {@code @BeforeAll}.
+ *
+ * <p>Every time handed to the store is a whole number of microseconds, so a store that keeps
+ * microseconds returns every instant exactly. The base instant {@link #T0} lies an hour before
+ * daylight saving time ends in Pacific/Chatham, the zone the build runs tests in: there, {@code T0}
+ * and {@code T0 + 1 h} show the same local wall-clock time, so a store that keeps local times loses
+ * their order.
+ */
+public abstract class StoreContract {
+
+    /** The base instant of every test: whole microseconds, never the system clock. */
+    protected static final Instant T0 = Instant.parse("2031-04-05T13:30:00.123456Z");
+    protected static final Duration HOUR = Duration.ofHours(1);
+    protected static final String MACHINE = "job";
+    protected static final String QUEUE = "work";
+    protected static final String READY = "READY";
+    protected static final String RUNNING = "RUNNING";
+    protected static final String WAITING = "WAITING";
+    protected static final String DONE = "DONE";
+    protected static final String OWNER = "worker-1";
+    protected static final Duration LEASE = Duration.ofMinutes(5);
+    protected static final ClaimRule START = new ClaimRule(READY, "START", RUNNING);
+
+    /** The store under test, new for every test. */
+    protected Store store;
+
+    /** Returns a new, empty store; called once per test. */
+    protected abstract Store newStore();
+
+    /** Releases what {@link #newStore()} acquired (default: nothing). */
+    protected void closeStore(Store store) throws Exception {
+    }
+
+    /** The largest payload (characters) the store under test accepts; tests of the limit use it. */
+    protected abstract int maxPayloadChars();
+
+    @BeforeEach
+    protected final void openStoreUnderTest() {
+        store = newStore();
+    }
+
+    @AfterEach
+    protected final void closeStoreUnderTest() throws Exception {
+        closeStore(store);
+    }
+
+    // --- fixtures ---------------------------------------------------------------------------------
+
+    /** A description of a new task, {@link #MACHINE} in {@link #READY} on {@link #QUEUE} by default. */
+    protected static final class Spec {
+        private String machine = MACHINE;
+        private int machineVersion = 1;
+        private String state = READY;
+        private String queue = QUEUE;
+        private int priority;
+        private @Nullable Long parent;
+        private Attributes attributes = Attributes.EMPTY;
+        private @Nullable String payload;
+        private @Nullable String key;
+        private @Nullable Instant notBefore;
+        private Instant createdAt = T0;
+
+        public Spec machine(String value) { machine = value; return this; }
+        public Spec machineVersion(int value) { machineVersion = value; return this; }
+        public Spec state(String value) { state = value; return this; }
+        public Spec queue(String value) { queue = value; return this; }
+        public Spec priority(int value) { priority = value; return this; }
+        public Spec parent(long value) { parent = value; return this; }
+        public Spec attributes(Attributes value) { attributes = value; return this; }
+        public Spec payload(@Nullable String value) { payload = value; return this; }
+        public Spec key(@Nullable String value) { key = value; return this; }
+        public Spec notBefore(@Nullable Instant value) { notBefore = value; return this; }
+        public Spec createdAt(Instant value) { createdAt = value; return this; }
+
+        public NewTask build() {
+            return new NewTask(machine, machineVersion, state, queue, priority, parent, attributes, payload, key,
+                    notBefore, createdAt);
+        }
+    }
+
+    protected static Spec spec() {
+        return new Spec();
+    }
+
+    protected TaskRecord create(Spec spec) {
+        CreateResult r = store.create(spec.build());
+        assertThat(r.created()).as("created").isTrue();
+        return r.task();
+    }
+
+    protected TaskRecord create() {
+        return create(spec());
+    }
+
+    protected TaskRecord get(long id) {
+        return store.find(id).orElseThrow(() -> new AssertionError("task " + id + " is missing"));
+    }
+
+    /** The change made by {@code edit} to {@code from}, one second after its last update, with its entry. */
+    protected static Change change(TaskRecord from, UnaryOperator<TaskRecord.Builder> edit, @Nullable String commandKey) {
+        Instant at = from.updatedAt().plusSeconds(1);
+        TaskRecord next = edit.apply(from.toBuilder().updatedAt(at).version(from.version() + 1)).build();
+        HistoryEntry entry = new HistoryEntry(from.id(), next.version(), from.state(), next.state(), "GO",
+                TriggerSource.SYSTEM, "tester", null, at, commandKey);
+        return new Change(from.version(), next, entry);
+    }
+
+    /** The change moving {@code from} to {@code state}, keeping everything else. */
+    protected static Change move(TaskRecord from, String state, @Nullable String commandKey) {
+        return change(from, b -> b.state(state), commandKey);
+    }
+
+    /** The change moving {@code from} to {@code state} and releasing its lease. */
+    protected static Change release(TaskRecord from, String state) {
+        return change(from, b -> b.state(state).lease(null), null);
+    }
+
+    protected TaskRecord applied(Change c) {
+        ApplyResult r = store.apply(c);
+        assertThat(r).as("result of applying %s", c.entry()).isEqualTo(ApplyResult.APPLIED);
+        return get(c.next().id());
+    }
+
+    protected static ClaimRequest claimOf(String owner, Instant now, Duration lease, int max, int starvationLimit) {
+        return new ClaimRequest(MACHINE, QUEUE, List.of(START), owner, now, lease, max, starvationLimit);
+    }
+
+    protected List<TaskRecord> claim(int max) {
+        return store.claim(claimOf(OWNER, T0, LEASE, max, 0));
+    }
+
+    protected TaskRecord claimOne(long expectedId, String owner, Duration lease) {
+        List<TaskRecord> claimed = store.claim(claimOf(owner, T0, lease, 1, 0));
+        assertThat(ids(claimed)).as("claimed").containsExactly(expectedId);
+        return claimed.get(0);
+    }
+
+    protected static List<Long> ids(List<TaskRecord> tasks) {
+        List<Long> ids = new ArrayList<>(tasks.size());
+        for (TaskRecord t : tasks) ids.add(t.id());
+        return ids;
+    }
+
+    protected List<Long> queryIds(TaskQuery q) {
+        return ids(store.query(q).items());
+    }
+
+    protected static Lease leaseOf(TaskRecord t) {
+        Lease l = t.lease();
+        assertThat(l).as("lease of task %s", t.id()).isNotNull();
+        return java.util.Objects.requireNonNull(l);
+    }
+
+    /** Asserts that the history of {@code id} is an unbroken chain ending at the stored version, and returns it. */
+    protected List<HistoryEntry> assertUnbrokenChain(long id, String initialState) {
+        TaskRecord t = get(id);
+        List<HistoryEntry> history = store.history(id);
+        assertThat(history).as("history length of task %s", id).hasSize((int) t.version());
+        String state = initialState;
+        for (int i = 0; i < history.size(); i++) {
+            HistoryEntry e = history.get(i);
+            assertThat(e.taskId()).isEqualTo(id);
+            assertThat(e.version()).as("version of entry %s", i).isEqualTo(i + 1);
+            assertThat(e.from()).as("entry %s leaves the state entry %s entered", i, i - 1).isEqualTo(state);
+            state = e.to();
+        }
+        assertThat(t.state()).isEqualTo(state);
+        return history;
+    }
+
+    /** A payload of {@code length} characters, not all of them ASCII. */
+    protected static String payloadOf(int length) {
+        String pattern = "{\"ı\":\"İé\"}ğüşöç-";
+        StringBuilder b = new StringBuilder(length);
+        while (b.length() < length) b.append(pattern.charAt(b.length() % pattern.length()));
+        return b.toString();
+    }
+
+    /** A body run on one of several threads; {@code thread} counts from 0. */
+    @FunctionalInterface
+    protected interface ThreadBody {
+        void run(int thread) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on {@code threads} threads released together by a barrier, joins them with a
+     * timeout and rethrows the first failure.
+     */
+    protected static void concurrently(int threads, ThreadBody body) throws InterruptedException {
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int thread = i;
+            Thread w = new Thread(() -> {
+                try {
+                    start.await(30, TimeUnit.SECONDS);
+                    body.run(thread);
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "statekit-tck-" + i);
+            w.setDaemon(true);
+            workers.add(w);
+            w.start();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Thread w : workers) w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        List<String> alive = new ArrayList<>();
+        for (Thread w : workers) {
+            if (w.isAlive()) {
+                alive.add(w.getName());
+                w.interrupt();
+            }
+        }
+        Throwable first = failures.poll();
+        if (first != null) {
+            AssertionError e = new AssertionError("a thread failed: " + first, first);
+            for (Throwable t : failures) e.addSuppressed(t);
+            throw e;
+        }
+        assertThat(alive).as("threads still running after the timeout").isEmpty();
+    }
+
+    // --- environment ------------------------------------------------------------------------------
+
+    @Test
+    public void runsUnderATimeZoneAndLocaleOtherThanUtcAndEnglish() {
+        assumeFalse("false".equals(System.getProperty("statekit.tck.hostile")), "statekit.tck.hostile=false");
+        TimeZone zone = TimeZone.getDefault();
+        assertThat(zone.hasSameRules(TimeZone.getTimeZone("UTC"))).as("default time zone %s is UTC", zone.getID()).isFalse();
+        assertThat(zone.getOffset(T0.toEpochMilli())).as("offset of %s at T0", zone.getID()).isNotZero();
+        assertThat(Locale.getDefault().getLanguage()).as("default locale").isNotEqualTo(Locale.ENGLISH.getLanguage());
+        assertThat(Locale.getDefault(Locale.Category.FORMAT).getLanguage()).as("default format locale")
+                .isNotEqualTo(Locale.ENGLISH.getLanguage());
+        assertThat(T0.truncatedTo(ChronoUnit.MICROS)).isEqualTo(T0);
+    }
+
+    // --- create -----------------------------------------------------------------------------------
+
+    @Nested
+    public class Create {
+
+        @Test
+        public void startsAtVersionZeroWithoutHistoryAndKeepsEveryField() {
+            TaskRecord parent = create();
+            Instant createdAt = T0.minusSeconds(30).plus(7, ChronoUnit.MICROS);
+            Attributes attributes = Attributes.of("title", "İstanbul ığüşöç", "empty", "", "Iı", "iİ");
+            CreateResult r = store.create(new NewTask("billing-ıİ", 3, "waiting_İ", "import-ı", -2, parent.id(), attributes,
+                    "{\"name\":\"ıİ\"}", "order-İ-1", T0.plus(HOUR), createdAt));
+            assertThat(r.created()).isTrue();
+            TaskRecord t = r.task();
+            assertThat(t.id()).isPositive().isNotEqualTo(parent.id());
+            assertThat(t.machine()).isEqualTo("billing-ıİ");
+            assertThat(t.machineVersion()).isEqualTo(3);
+            assertThat(t.state()).isEqualTo("waiting_İ");
+            assertThat(t.queue()).isEqualTo("import-ı");
+            assertThat(t.priority()).isEqualTo(-2);
+            assertThat(t.parentId()).isEqualTo(parent.id());
+            assertThat(t.attempts()).isZero();
+            assertThat(t.retries()).isZero();
+            assertThat(t.lease()).isNull();
+            assertThat(t.notBefore()).isEqualTo(T0.plus(HOUR));
+            assertThat(t.lastError()).isNull();
+            assertThat(t.attributes()).isEqualTo(attributes);
+            assertThat(t.payload()).isEqualTo("{\"name\":\"ıİ\"}");
+            assertThat(t.idempotencyKey()).isEqualTo("order-İ-1");
+            assertThat(t.createdAt()).isEqualTo(createdAt);
+            assertThat(t.updatedAt()).isEqualTo(createdAt);
+            assertThat(t.version()).isZero();
+            assertThat(store.find(t.id())).contains(t);
+            assertThat(store.history(t.id())).isEmpty();
+            assertThat(store.cancelRequested(t.id())).isFalse();
+            assertThat(parent.parentId()).isNull();
+            assertThat(parent.payload()).isNull();
+            assertThat(parent.idempotencyKey()).isNull();
+            assertThat(parent.notBefore()).isNull();
+            assertThat(parent.attributes()).isEqualTo(Attributes.EMPTY);
+        }
+
+        @Test
+        public void idsArePositiveAndDistinctAndSequencesFollowCreationOrder() {
+            Set<Long> ids = new HashSet<>();
+            long lastSequence = Long.MIN_VALUE;
+            for (int i = 0; i < 20; i++) {
+                TaskRecord t = create(spec().machine(i % 2 == 0 ? MACHINE : "other").priority(i % 3));
+                assertThat(t.id()).isPositive();
+                assertThat(ids.add(t.id())).as("id %s is new", t.id()).isTrue();
+                assertThat(t.sequence()).isGreaterThan(lastSequence);
+                lastSequence = t.sequence();
+            }
+            assertThat(store.query(TaskQuery.all()).items()).hasSize(20);
+        }
+
+        @Test
+        public void anIdempotencyKeyReturnsTheFirstTaskOfTheMachineAndWritesNothing() {
+            TaskRecord first = create(spec().key("order-1").payload("first"));
+            TaskRecord moved = applied(move(first, RUNNING, null));
+            List<HistoryEntry> history = store.history(first.id());
+
+            CreateResult again = store.create(spec().key("order-1").state(WAITING).queue("elsewhere").payload("second")
+                    .createdAt(T0.plus(HOUR)).build());
+            assertThat(again.created()).isFalse();
+            assertThat(again.task()).as("the task as it is now").isEqualTo(moved);
+            assertThat(get(first.id())).isEqualTo(moved);
+            assertThat(store.history(first.id())).isEqualTo(history);
+            assertThat(queryIds(TaskQuery.all())).containsExactly(first.id());
+
+            TaskRecord otherMachine = create(spec().machine("other").key("order-1"));
+            assertThat(otherMachine.id()).isNotEqualTo(first.id());
+            TaskRecord otherKey = create(spec().key("order-2"));
+            TaskRecord noKey1 = create();
+            TaskRecord noKey2 = create();
+            assertThat(queryIds(TaskQuery.all()))
+                    .containsExactlyInAnyOrder(first.id(), otherMachine.id(), otherKey.id(), noKey1.id(), noKey2.id());
+        }
+
+        @Test
+        public void concurrentCreationsWithOneKeyCreateOneTask() throws Exception {
+            int threads = 4;
+            int keys = 15;
+            ConcurrentLinkedQueue<CreateResult> results = new ConcurrentLinkedQueue<>();
+            concurrently(threads, thread -> {
+                for (int i = 0; i < keys; i++) {
+                    results.add(store.create(spec().key("key-" + (i + thread * 4) % keys).build()));
+                }
+            });
+            Map<String, List<CreateResult>> byKey = new HashMap<>();
+            for (CreateResult r : results) byKey.computeIfAbsent(r.task().idempotencyKey(), k -> new ArrayList<>()).add(r);
+            assertThat(byKey).hasSize(keys);
+            byKey.forEach((key, rs) -> {
+                assertThat(rs).hasSize(threads);
+                assertThat(rs).filteredOn(CreateResult::created).as("creations of %s", key).hasSize(1);
+                assertThat(rs).extracting(r -> r.task().id()).as("ids of %s", key).containsOnly(rs.get(0).task().id());
+            });
+            assertThat(store.query(TaskQuery.all()).items()).hasSize(keys);
+        }
+
+        @Test
+        public void aPayloadAtTheLimitIsKeptExactly() {
+            String payload = payloadOf(maxPayloadChars());
+            TaskRecord t = create(spec().payload(payload));
+            assertThat(get(t.id()).payload()).isEqualTo(payload);
+            TaskRecord changed = applied(change(t, b -> b.payload(payloadOf(maxPayloadChars()).replace('ı', 'i')), null));
+            assertThat(changed.payload()).isEqualTo(payloadOf(maxPayloadChars()).replace('ı', 'i'));
+        }
+
+        @Test
+        public void aPayloadOverTheLimitIsRefusedAndNothingIsWritten() {
+            NewTask tooLarge = spec().key("k").payload(payloadOf(maxPayloadChars() + 1)).build();
+            assertThatThrownBy(() -> store.create(tooLarge))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE));
+            assertThat(store.query(TaskQuery.all()).items()).isEmpty();
+            CreateResult withKey = store.create(spec().key("k").build());
+            assertThat(withKey.created()).as("the key was not taken").isTrue();
+        }
+
+        @Test
+        public void aChangeWithAPayloadOverTheLimitIsRefusedAndNothingIsWritten() {
+            TaskRecord t = create(spec().payload("small"));
+            TaskRecord other = create();
+            Change tooLarge = change(t, b -> b.payload(payloadOf(maxPayloadChars() + 1)), "big");
+            assertThatThrownBy(() -> store.apply(tooLarge))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+                        assertThat(e.taskId()).isEqualTo(t.id());
+                    });
+            assertThatThrownBy(() -> store.applyAll(List.of(move(other, RUNNING, null), tooLarge)))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE));
+            assertThat(get(t.id())).isEqualTo(t);
+            assertThat(get(other.id())).isEqualTo(other);
+            assertThat(store.history(t.id())).isEmpty();
+            assertThat(store.history(other.id())).isEmpty();
+            assertThat(store.findCommand(t.id(), "big")).isEmpty();
+        }
+
+        @Test
+        public void unknownIdsAreAbsentEverywhere() {
+            TaskRecord t = create();
+            long unknown = t.id() + 1000;
+            assertThat(store.find(unknown)).isEmpty();
+            assertThat(store.history(unknown)).isEmpty();
+            assertThat(store.findCommand(unknown, "k")).isEmpty();
+            assertThat(store.requestCancel(unknown)).isFalse();
+            assertThat(store.cancelRequested(unknown)).isFalse();
+            assertThat(store.reorder(unknown, 1, 1)).isFalse();
+            assertThat(store.renew(unknown, 1, T0, T0.plus(HOUR))).isEqualTo(RenewResult.LOST);
+            assertThat(get(t.id())).isEqualTo(t);
+        }
+    }
+
+    // --- apply ------------------------------------------------------------------------------------
+
+    @Nested
+    public class Apply {
+
+        @Test
+        public void anAppliedChangeWritesTheSnapshotAndExactlyOneEntry() {
+            TaskRecord t = create(spec().payload("p1").attributes(Attributes.of("phase", "new")));
+            Instant at = T0.plus(HOUR).plus(1, ChronoUnit.MICROS);
+            TaskRecord next = t.toBuilder().state(RUNNING).attributes(t.attributes().with("phase", "ılık"))
+                    .payload("p2-İ").retries(2).lastError(new TaskError("AI_RATE_LIMITED", "yavaş İ", true, "fetch"))
+                    .notBefore(T0.plus(HOUR.multipliedBy(2))).updatedAt(at).version(1).build();
+            HistoryEntry entry = new HistoryEntry(t.id(), 1, READY, RUNNING, "SUBMIT", TriggerSource.USER, "ayşe",
+                    "İptal değil", at, "cmd-1");
+            ApplyResult r = store.apply(new Change(0, next, entry));
+            assertThat(r.applied()).isTrue();
+            assertThat(r.status()).isEqualTo(ApplyResult.Status.APPLIED);
+            assertThat(r.prior()).isNull();
+            assertThat(get(t.id())).isEqualTo(next);
+            assertThat(store.history(t.id())).containsExactly(entry);
+            assertThat(store.findCommand(t.id(), "cmd-1")).contains(entry);
+            assertThat(store.findCommand(t.id(), "cmd-2")).isEmpty();
+
+            Change plain = change(next, b -> b.state(DONE).lastError(null).payload(null).notBefore(null), null);
+            assertThat(applied(plain)).isEqualTo(plain.next());
+            assertThat(store.history(t.id())).containsExactly(entry, plain.entry());
+            HistoryEntry second = store.history(t.id()).get(1);
+            assertThat(second.reason()).isNull();
+            assertThat(second.commandKey()).isNull();
+        }
+
+        @Test
+        public void aStaleVersionIsAConflictAndWritesNothing() {
+            TaskRecord t = create();
+            TaskRecord now = applied(move(t, RUNNING, null));
+            List<HistoryEntry> history = store.history(t.id());
+
+            ApplyResult stale = store.apply(move(t, DONE, "late"));
+            assertThat(stale.status()).isEqualTo(ApplyResult.Status.VERSION_CONFLICT);
+            assertThat(stale.taskId()).isEqualTo(t.id());
+            assertThat(stale.prior()).isNull();
+            assertThat(stale.applied()).isFalse();
+            ApplyResult ahead = store.apply(move(now.toBuilder().version(5).build(), DONE, null));
+            assertThat(ahead.status()).isEqualTo(ApplyResult.Status.VERSION_CONFLICT);
+            assertThat(get(t.id())).isEqualTo(now);
+            assertThat(store.history(t.id())).isEqualTo(history);
+            assertThat(store.findCommand(t.id(), "late")).isEmpty();
+        }
+
+        @Test
+        public void historyIsKeptInVersionOrder() {
+            TaskRecord t = create(spec().state("S0"));
+            List<HistoryEntry> written = new ArrayList<>();
+            for (int i = 1; i <= 12; i++) {
+                int n = i;
+                // half an hour apart: entries straddle the hour whose local times repeat
+                Instant at = T0.plus(Duration.ofMinutes(30L * i));
+                TaskRecord cur = get(t.id());
+                TaskRecord next = cur.toBuilder().state("S" + n).updatedAt(at).version(cur.version() + 1).build();
+                HistoryEntry e = new HistoryEntry(t.id(), next.version(), cur.state(), next.state(), "E" + n,
+                        n % 2 == 0 ? TriggerSource.USER : TriggerSource.SYSTEM, null, null, at, n % 3 == 0 ? "k" + n : null);
+                applied(new Change(cur.version(), next, e));
+                written.add(e);
+            }
+            assertThat(assertUnbrokenChain(t.id(), "S0")).containsExactlyElementsOf(written);
+            assertThat(get(t.id()).updatedAt()).isEqualTo(T0.plus(Duration.ofMinutes(360)));
+        }
+
+        @Test
+        public void aReplayedCommandKeyIsADuplicateCarryingThePriorEntry() {
+            TaskRecord t = create();
+            Change first = move(t, RUNNING, "k1");
+            TaskRecord now = applied(first);
+
+            ApplyResult atCurrent = store.apply(move(now, DONE, "k1"));
+            assertThat(atCurrent.status()).isEqualTo(ApplyResult.Status.DUPLICATE_COMMAND);
+            assertThat(atCurrent.taskId()).isEqualTo(t.id());
+            assertThat(atCurrent.prior()).isEqualTo(first.entry());
+            // a replay computed from the old snapshot is a duplicate too, not a conflict
+            ApplyResult stale = store.apply(move(t, DONE, "k1"));
+            assertThat(stale.status()).isEqualTo(ApplyResult.Status.DUPLICATE_COMMAND);
+            assertThat(stale.prior()).isEqualTo(first.entry());
+            assertThat(get(t.id())).isEqualTo(now);
+            assertThat(store.history(t.id())).containsExactly(first.entry());
+
+            TaskRecord other = create();
+            assertThat(store.apply(move(other, RUNNING, "k1")).applied()).as("keys are per task").isTrue();
+        }
+
+        @Test
+        public void anUnknownTaskIsNotFound() {
+            TaskRecord t = create();
+            TaskRecord missing = new TaskRecord(t.id() + 1000, MACHINE, 1, READY, QUEUE, 0, 0, null, 0, 0, null, null, null,
+                    Attributes.EMPTY, null, null, T0, T0, 0);
+            ApplyResult r = store.apply(move(missing, RUNNING, null));
+            assertThat(r.status()).isEqualTo(ApplyResult.Status.NOT_FOUND);
+            assertThat(r.taskId()).isEqualTo(missing.id());
+            assertThat(store.find(missing.id())).isEmpty();
+            assertThat(store.history(missing.id())).isEmpty();
+        }
+
+        @Test
+        public void applyAllWritesEveryChange() {
+            TaskRecord a = create();
+            TaskRecord b = applied(move(create(), RUNNING, null));
+            TaskRecord c = create();
+            Change ca = move(a, RUNNING, "ka");
+            Change cb = move(b, DONE, null);
+            Change cc = move(c, WAITING, "kc");
+            assertThat(store.applyAll(List.of(cc, ca, cb))).isEqualTo(ApplyResult.APPLIED);
+            assertThat(get(a.id())).isEqualTo(ca.next());
+            assertThat(get(b.id())).isEqualTo(cb.next());
+            assertThat(get(c.id())).isEqualTo(cc.next());
+            assertThat(store.history(a.id())).containsExactly(ca.entry());
+            assertThat(store.history(b.id())).hasSize(2).endsWith(cb.entry());
+            assertThat(store.findCommand(c.id(), "kc")).contains(cc.entry());
+        }
+
+        @Test
+        public void applyAllWritesNothingAndNamesTheFirstCulpritInTheOrderGiven() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            TaskRecord c = create();
+            Change firstOfB = move(b, RUNNING, "kb");
+            TaskRecord bNow = applied(firstOfB);
+            TaskRecord missing = new TaskRecord(c.id() + 1000, MACHINE, 1, READY, QUEUE, 0, 0, null, 0, 0, null, null, null,
+                    Attributes.EMPTY, null, null, T0, T0, 0);
+            TaskRecord aAhead = a.toBuilder().version(3).build();
+
+            ApplyResult conflict = store.applyAll(List.of(move(c, RUNNING, "x"), move(b, DONE, null), move(a, RUNNING, null)));
+            assertThat(conflict.status()).isEqualTo(ApplyResult.Status.VERSION_CONFLICT);
+            assertThat(conflict.taskId()).isEqualTo(b.id());
+            ApplyResult aFirst = store.applyAll(List.of(move(c, RUNNING, null), move(aAhead, DONE, null), move(b, DONE, null)));
+            assertThat(aFirst.status()).isEqualTo(ApplyResult.Status.VERSION_CONFLICT);
+            assertThat(aFirst.taskId()).isEqualTo(a.id());
+            ApplyResult notFound = store.applyAll(List.of(move(a, RUNNING, null), move(missing, RUNNING, null), move(b, DONE, null)));
+            assertThat(notFound.status()).isEqualTo(ApplyResult.Status.NOT_FOUND);
+            assertThat(notFound.taskId()).isEqualTo(missing.id());
+            ApplyResult duplicate = store.applyAll(List.of(move(c, RUNNING, null), move(bNow, DONE, "kb"), move(missing, RUNNING, null)));
+            assertThat(duplicate.status()).isEqualTo(ApplyResult.Status.DUPLICATE_COMMAND);
+            assertThat(duplicate.taskId()).isEqualTo(b.id());
+            assertThat(duplicate.prior()).isEqualTo(firstOfB.entry());
+            ApplyResult missingFirst = store.applyAll(List.of(move(missing, RUNNING, null), move(bNow, DONE, "kb")));
+            assertThat(missingFirst.status()).isEqualTo(ApplyResult.Status.NOT_FOUND);
+
+            assertThat(get(a.id())).isEqualTo(a);
+            assertThat(get(b.id())).isEqualTo(bNow);
+            assertThat(get(c.id())).isEqualTo(c);
+            assertThat(store.history(a.id())).isEmpty();
+            assertThat(store.history(b.id())).containsExactly(firstOfB.entry());
+            assertThat(store.history(c.id())).isEmpty();
+            assertThat(store.findCommand(c.id(), "x")).isEmpty();
+            assertThat(store.find(missing.id())).isEmpty();
+        }
+
+        @Test
+        public void applyAllRejectsAnEmptyListAndTwoChangesOfOneTask() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            assertThatThrownBy(() -> store.applyAll(List.of())).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.applyAll(List.of(move(a, RUNNING, null), move(b, RUNNING, null), move(a, DONE, null))))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(get(a.id())).isEqualTo(a);
+            assertThat(get(b.id())).isEqualTo(b);
+            assertThat(store.history(a.id())).isEmpty();
+            assertThat(store.history(b.id())).isEmpty();
+        }
+
+        @Test
+        public void concurrentAppliesOnOneTaskFormAnUnbrokenVersionChain() throws Exception {
+            int threads = 4;
+            int each = 10;
+            long id = create(spec().state("S")).id();
+            Set<String> appliedKeys = ConcurrentHashMap.newKeySet();
+            concurrently(threads, thread -> {
+                int done = 0;
+                for (int attempt = 0; done < each; attempt++) {
+                    assertThat(attempt).as("attempts of thread %s", thread).isLessThan(100_000);
+                    TaskRecord cur = get(id);
+                    String key = "t" + thread + "-" + done;
+                    ApplyResult r = store.apply(move(cur, "S" + thread + "-" + done, key));
+                    if (r.applied()) {
+                        appliedKeys.add(key);
+                        done++;
+                    } else {
+                        assertThat(r.status()).isEqualTo(ApplyResult.Status.VERSION_CONFLICT);
+                    }
+                }
+            });
+            List<HistoryEntry> history = assertUnbrokenChain(id, "S");
+            assertThat(history).hasSize(threads * each);
+            Set<String> keys = new HashSet<>();
+            for (HistoryEntry e : history) assertThat(keys.add(e.commandKey())).as("key %s once", e.commandKey()).isTrue();
+            assertThat(keys).isEqualTo(appliedKeys);
+            for (String key : appliedKeys) assertThat(store.findCommand(id, key)).isPresent();
+        }
+    }
+
+    // --- metadata that changes without a version -------------------------------------------------
+
+    @Nested
+    public class Metadata {
+
+        @Test
+        public void priorityAndSequenceSetByReorderSurviveALaterApply() {
+            TaskRecord t = create(spec().priority(1));
+            long front = store.nextSequence(true);
+            assertThat(store.reorder(t.id(), 9, front)).isTrue();
+            TaskRecord reordered = get(t.id());
+            assertThat(reordered.priority()).isEqualTo(9);
+            assertThat(reordered.sequence()).isEqualTo(front);
+            assertThat(reordered.version()).as("reorder is not a change").isZero();
+            assertThat(reordered.updatedAt()).isEqualTo(t.updatedAt());
+            assertThat(store.history(t.id())).isEmpty();
+
+            // a change computed from the snapshot before the reorder
+            TaskRecord moved = applied(move(t, WAITING, null));
+            assertThat(moved.state()).isEqualTo(WAITING);
+            assertThat(moved.priority()).isEqualTo(9);
+            assertThat(moved.sequence()).isEqualTo(front);
+            // a change that names another priority and sequence does not set them either
+            TaskRecord again = applied(change(moved, b -> b.state(READY).priority(-4).sequence(12345), null));
+            assertThat(again.state()).isEqualTo(READY);
+            assertThat(again.priority()).isEqualTo(9);
+            assertThat(again.sequence()).isEqualTo(front);
+            assertThat(again.version()).isEqualTo(2);
+        }
+
+        @Test
+        public void aRenewedLeaseExpirySurvivesAnApplyThatKeepsTheLease() {
+            TaskRecord t = create();
+            TaskRecord claimed = claimOne(t.id(), OWNER, LEASE);
+            Lease lease = leaseOf(claimed);
+            Instant renewed = T0.plus(HOUR);
+            assertThat(store.renew(t.id(), lease.fencingToken(), T0.plusSeconds(60), renewed)).isEqualTo(RenewResult.RENEWED);
+
+            // computed from the claimed snapshot, whose lease still has the earlier expiry
+            TaskRecord progressed = applied(change(claimed, b -> b.attributes(Attributes.of("phase", "half")), null));
+            assertThat(progressed.attributes()).isEqualTo(Attributes.of("phase", "half"));
+            assertThat(leaseOf(progressed)).isEqualTo(new Lease(OWNER, lease.fencingToken(), renewed));
+            // a change carrying a later expiry for the same token does not extend the lease: only renew does
+            TaskRecord later = applied(change(progressed,
+                    b -> b.lease(new Lease(OWNER, lease.fencingToken(), T0.plus(HOUR.multipliedBy(5)))), null));
+            assertThat(leaseOf(later).expiresAt()).isEqualTo(renewed);
+            // releasing the lease is written
+            TaskRecord released = applied(release(later, DONE));
+            assertThat(released.lease()).isNull();
+            assertThat(store.leased(QUEUE)).isZero();
+        }
+    }
+
+    // --- queries ----------------------------------------------------------------------------------
+
+    @Nested
+    public class Queries {
+
+        @Test
+        public void filtersByMachineStateParentAndQueue() {
+            long job = create(spec().state(RUNNING).queue("jobs")).id();
+            long c1 = create(spec().machine("chunk").queue("chunks").parent(job)).id();
+            long c2 = create(spec().machine("chunk").state(DONE).queue("chunks").parent(job)).id();
+            long c3 = create(spec().machine("chunk").queue("slow").parent(job)).id();
+            long orphan = create(spec().machine("chunk").queue("chunks")).id();
+            long otherJob = create(spec().queue("jobs")).id();
+            long c4 = create(spec().machine("chunk").queue("chunks").parent(otherJob)).id();
+
+            assertThat(queryIds(TaskQuery.all())).containsExactly(job, c1, c2, c3, orphan, otherJob, c4);
+            assertThat(queryIds(TaskQuery.all().machine(MACHINE))).containsExactly(job, otherJob);
+            assertThat(queryIds(TaskQuery.all().machine("chunk").states(Set.of(READY)))).containsExactly(c1, c3, orphan, c4);
+            assertThat(queryIds(TaskQuery.all().states(Set.of(READY, DONE)))).containsExactly(c1, c2, c3, orphan, otherJob, c4);
+            assertThat(queryIds(TaskQuery.all().parent(job))).containsExactly(c1, c2, c3);
+            assertThat(queryIds(TaskQuery.all().parent(job).queue("chunks"))).containsExactly(c1, c2);
+            assertThat(queryIds(TaskQuery.all().queue("slow"))).containsExactly(c3);
+            assertThat(queryIds(TaskQuery.all().machine("chunk").states(Set.of(DONE)).parent(job).queue("chunks"))).containsExactly(c2);
+            assertThat(queryIds(TaskQuery.all().machine("nothing"))).isEmpty();
+            assertThat(queryIds(TaskQuery.all().after(c3))).containsExactly(orphan, otherJob, c4);
+            assertThat(store.query(TaskQuery.all().after(c4)).items()).isEmpty();
+        }
+
+        @Test
+        public void pagesThroughEveryMatchingTaskOnceInAscendingIdOrder() {
+            List<Long> chunks = new ArrayList<>();
+            List<Long> inQueueA = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                TaskRecord t = create(spec().machine(i % 3 == 0 ? MACHINE : "chunk").queue(i % 5 < 3 ? "a" : "b"));
+                if (!t.machine().equals(MACHINE)) chunks.add(t.id());
+                if (t.queue().equals("a")) inQueueA.add(t.id());
+            }
+            assertThat(chunks).hasSize(20);
+            assertThat(pageThrough(TaskQuery.all().machine("chunk").limit(6), 4)).containsExactlyElementsOf(chunks);
+            assertThat(inQueueA).hasSize(18);
+            // 18 in pages of 6: the third page is full and the last
+            assertThat(pageThrough(TaskQuery.all().queue("a").limit(6), 3)).containsExactlyElementsOf(inQueueA);
+            assertThat(pageThrough(TaskQuery.all().limit(7), 5)).hasSize(30);
+        }
+
+        private List<Long> pageThrough(TaskQuery first, int expectedPages) {
+            List<Long> seen = new ArrayList<>();
+            TaskQuery q = first;
+            int pages = 0;
+            while (true) {
+                Page<TaskRecord> page = store.query(q);
+                pages++;
+                assertThat(pages).isLessThanOrEqualTo(expectedPages);
+                assertThat(page.items()).hasSizeLessThanOrEqualTo(q.limit());
+                for (TaskRecord t : page.items()) {
+                    assertThat(q.matches(t)).isTrue();
+                    if (!seen.isEmpty()) assertThat(t.id()).isGreaterThan(seen.get(seen.size() - 1));
+                    seen.add(t.id());
+                }
+                Long next = page.nextAfterId();
+                if (next == null) break;
+                assertThat(page.items()).hasSize(q.limit());
+                assertThat(next).isEqualTo(page.items().get(page.items().size() - 1).id());
+                q = q.after(next);
+            }
+            assertThat(pages).isEqualTo(expectedPages);
+            return seen;
+        }
+
+        @Test
+        public void aQuerySeesTheCurrentSnapshot() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            TaskRecord moved = applied(move(a, DONE, null));
+            assertThat(store.query(TaskQuery.all().states(Set.of(DONE))).items()).containsExactly(moved);
+            assertThat(store.query(TaskQuery.all().states(Set.of(READY))).items()).containsExactly(b);
+        }
+    }
+
+    // --- claims -----------------------------------------------------------------------------------
+
+    @Nested
+    public class Claims {
+
+        @Test
+        public void aClaimStartsTheTaskLeasesItAndWritesOneSystemEntry() {
+            TaskRecord t = create(spec().attributes(Attributes.of("phase", "queued")).payload("p").priority(3)
+                    .notBefore(T0.minus(HOUR)));
+            Instant now = T0.plusSeconds(90);
+            List<TaskRecord> claimed = store.claim(new ClaimRequest(MACHINE, QUEUE, List.of(START), "worker-ı", now,
+                    Duration.ofSeconds(45), 5, 0));
+            assertThat(ids(claimed)).containsExactly(t.id());
+            TaskRecord c = claimed.get(0);
+            assertThat(get(t.id())).isEqualTo(c);
+            assertThat(c.state()).isEqualTo(RUNNING);
+            assertThat(c.version()).isEqualTo(1);
+            assertThat(c.attempts()).isEqualTo(1);
+            assertThat(c.notBefore()).isNull();
+            assertThat(c.updatedAt()).isEqualTo(now);
+            Lease lease = leaseOf(c);
+            assertThat(lease.owner()).isEqualTo("worker-ı");
+            assertThat(lease.expiresAt()).isEqualTo(now.plusSeconds(45));
+            assertThat(c.toBuilder().state(READY).lease(null).attempts(0).notBefore(T0.minus(HOUR)).updatedAt(t.updatedAt())
+                    .version(0).build()).as("everything else is kept").isEqualTo(t);
+            List<HistoryEntry> history = store.history(t.id());
+            assertThat(history).hasSize(1);
+            HistoryEntry e = history.get(0);
+            assertThat(e.taskId()).isEqualTo(t.id());
+            assertThat(e.version()).isEqualTo(1);
+            assertThat(e.from()).isEqualTo(READY);
+            assertThat(e.to()).isEqualTo(RUNNING);
+            assertThat(e.event()).isEqualTo("START");
+            assertThat(e.source()).isEqualTo(TriggerSource.SYSTEM);
+            assertThat(e.actor()).isEqualTo("worker-ı");
+            assertThat(e.at()).isEqualTo(now);
+            assertThat(e.commandKey()).isNull();
+            assertThat(store.leased(QUEUE)).isEqualTo(1);
+            assertThat(claim(5)).as("nothing left").isEmpty();
+        }
+
+        @Test
+        public void aClaimEffectComputesTheAttributesFromTheTaskBeforeTheClaim() {
+            ClaimRule effectful = new ClaimRule(READY, "START", RUNNING, before -> before.attributes()
+                    .with("phase", "started-from-" + before.state())
+                    .with("attempt", Integer.toString(before.attempts() + 1))
+                    .with("version", Long.toString(before.version())));
+            TaskRecord t = create(spec().attributes(Attributes.of("kept", "yes")));
+            ClaimRequest request = new ClaimRequest(MACHINE, QUEUE, List.of(effectful), OWNER, T0, LEASE, 1, 0);
+            TaskRecord first = store.claim(request).get(0);
+            assertThat(first.attributes()).isEqualTo(Attributes.of("kept", "yes", "phase", "started-from-READY",
+                    "attempt", "1", "version", "0"));
+            assertThat(get(t.id())).isEqualTo(first);
+            TaskRecord again = applied(release(first, READY));
+            TaskRecord second = store.claim(request).get(0);
+            assertThat(second.attributes()).isEqualTo(Attributes.of("kept", "yes", "phase", "started-from-READY",
+                    "attempt", "2", "version", Long.toString(again.version())));
+            // a rule without an effect keeps the attributes
+            TaskRecord plain = create(spec().attributes(Attributes.of("kept", "too")));
+            assertThat(claim(1).get(0).attributes()).isEqualTo(plain.attributes());
+        }
+
+        @Test
+        public void eachClaimableStateIsStartedByItsOwnRule() {
+            TaskRecord ready = create();
+            TaskRecord retry = create(spec().state("RETRY").priority(1));
+            TaskRecord waiting = create(spec().state(WAITING).priority(2));
+            ClaimRequest request = new ClaimRequest(MACHINE, QUEUE,
+                    List.of(START, new ClaimRule("RETRY", "RESTART", "RECOVERING")), OWNER, T0, LEASE, 5, 0);
+            List<TaskRecord> claimed = store.claim(request);
+            assertThat(ids(claimed)).containsExactly(retry.id(), ready.id());
+            assertThat(claimed.get(0).state()).isEqualTo("RECOVERING");
+            assertThat(store.history(retry.id())).singleElement().satisfies(e -> {
+                assertThat(e.event()).isEqualTo("RESTART");
+                assertThat(e.from()).isEqualTo("RETRY");
+                assertThat(e.to()).isEqualTo("RECOVERING");
+            });
+            assertThat(store.history(ready.id())).singleElement().satisfies(e -> assertThat(e.event()).isEqualTo("START"));
+            assertThat(get(waiting.id())).isEqualTo(waiting);
+        }
+
+        @Test
+        public void tasksAreClaimedByPriorityThenFifo() {
+            TaskRecord a = create(spec().priority(0));
+            TaskRecord b = create(spec().priority(5));
+            TaskRecord c = create(spec().priority(5));
+            TaskRecord d = create(spec().priority(10));
+            TaskRecord e = create(spec().priority(0));
+            TaskRecord f = create(spec().priority(-3));
+            assertThat(ids(claim(2))).containsExactly(d.id(), b.id());
+            assertThat(ids(claim(10))).containsExactly(c.id(), a.id(), e.id(), f.id());
+        }
+
+        @Test
+        public void aNotBeforeTimeIsRespected() {
+            TaskRecord later = create(spec().priority(5).notBefore(T0.plus(HOUR)));
+            TaskRecord now = create();
+            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 5, 0)))).containsExactly(now.id());
+            assertThat(store.claim(claimOf(OWNER, T0.plus(HOUR).minus(1, ChronoUnit.MICROS), LEASE, 5, 0))).isEmpty();
+            assertThat(get(later.id())).isEqualTo(later);
+            assertThat(ids(store.claim(claimOf(OWNER, T0.plus(HOUR), LEASE, 5, 0)))).containsExactly(later.id());
+        }
+
+        @Test
+        public void aPausedQueueGivesNothing() {
+            TaskRecord t = create();
+            store.pauseQueue(QUEUE, "maintenance");
+            assertThat(claim(5)).isEmpty();
+            assertThat(get(t.id())).isEqualTo(t);
+            assertThat(store.history(t.id())).isEmpty();
+            store.resumeQueue(QUEUE);
+            assertThat(ids(claim(5))).containsExactly(t.id());
+        }
+
+        @Test
+        public void aTaskThatHoldsALeaseIsNotClaimed() {
+            TaskRecord t = create();
+            TaskRecord claimed = claimOne(t.id(), OWNER, LEASE);
+            // back in a claimable state while keeping the lease
+            TaskRecord held = applied(move(claimed, READY, null));
+            assertThat(held.lease()).isEqualTo(claimed.lease());
+            assertThat(claim(5)).isEmpty();
+            assertThat(store.claim(claimOf("worker-2", T0.plus(HOUR), LEASE, 5, 0))).as("even once the lease expired").isEmpty();
+            assertThat(store.peek(claimOf(OWNER, T0, LEASE, 5, 0))).isEmpty();
+            assertThat(get(t.id())).isEqualTo(held);
+            TaskRecord free = applied(release(held, READY));
+            assertThat(ids(claim(5))).containsExactly(free.id());
+        }
+
+        @Test
+        public void onlyTheRequestedMachineQueueAndStatesAreClaimed() {
+            TaskRecord otherMachine = create(spec().machine("other").priority(9));
+            TaskRecord otherQueue = create(spec().queue("elsewhere").priority(9));
+            TaskRecord otherState = create(spec().state(WAITING).priority(9));
+            TaskRecord match = create();
+            assertThat(ids(claim(10))).containsExactly(match.id());
+            assertThat(get(otherMachine.id())).isEqualTo(otherMachine);
+            assertThat(get(otherQueue.id())).isEqualTo(otherQueue);
+            assertThat(get(otherState.id())).isEqualTo(otherState);
+        }
+
+        @Test
+        public void fencingTokensStrictlyIncreaseAcrossClaims() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            TaskRecord c = create(spec().machine("other").queue("elsewhere"));
+            long ta = leaseOf(claimOne(a.id(), OWNER, LEASE)).fencingToken();
+            long tb = leaseOf(claimOne(b.id(), OWNER, LEASE)).fencingToken();
+            assertThat(tb).isGreaterThan(ta);
+            TaskRecord otherClaim = store.claim(new ClaimRequest("other", "elsewhere", List.of(START), "worker-2", T0, LEASE, 1, 0)).get(0);
+            assertThat(otherClaim.id()).isEqualTo(c.id());
+            long tc = leaseOf(otherClaim).fencingToken();
+            assertThat(tc).isGreaterThan(tb);
+            applied(release(get(a.id()), READY));
+            TaskRecord again = claimOne(a.id(), OWNER, LEASE);
+            assertThat(leaseOf(again).fencingToken()).isGreaterThan(tc);
+            assertThat(again.attempts()).isEqualTo(2);
+            assertThat(again.version()).isEqualTo(3);
+            assertUnbrokenChain(a.id(), READY);
+        }
+
+        @Test
+        public void theConcurrencyLimitCapsTheTasksOfTheQueueThatHoldALease() {
+            TaskRecord foreign = create(spec().machine("other"));
+            List<Long> ours = new ArrayList<>();
+            for (int i = 0; i < 5; i++) ours.add(create().id());
+            assertThat(store.setConcurrency(QUEUE, 3).concurrency()).isEqualTo(3);
+            // another machine's task on the same queue counts, even once its lease expired
+            store.claim(new ClaimRequest("other", QUEUE, List.of(START), "worker-2", T0, Duration.ofSeconds(1), 1, 0));
+            assertThat(get(foreign.id()).lease()).isNotNull();
+            assertThat(store.leased(QUEUE)).isEqualTo(1);
+            assertThat(ids(store.claim(claimOf(OWNER, T0.plus(HOUR), LEASE, 5, 0)))).containsExactly(ours.get(0), ours.get(1));
+            assertThat(store.leased(QUEUE)).isEqualTo(3);
+            assertThat(claim(5)).isEmpty();
+            applied(release(get(ours.get(0)), DONE));
+            assertThat(store.leased(QUEUE)).isEqualTo(2);
+            assertThat(ids(claim(5))).containsExactly(ours.get(2));
+            assertThat(claim(5)).isEmpty();
+            store.setConcurrency(QUEUE, 0);
+            assertThat(ids(claim(5))).as("0 means no limit").containsExactly(ours.get(3), ours.get(4));
+            assertThat(store.leased(QUEUE)).isEqualTo(5);
+            assertThat(store.leased("elsewhere")).isZero();
+        }
+
+        @Test
+        public void aTaskMovedToTheFrontIsClaimedFirst() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            TaskRecord c = create();
+            long front = store.nextSequence(true);
+            assertThat(front).isLessThan(a.sequence()).isLessThan(b.sequence()).isLessThan(c.sequence());
+            long front2 = store.nextSequence(true);
+            assertThat(front2).isLessThan(front);
+            assertThat(store.reorder(c.id(), c.priority(), front)).isTrue();
+            long back = store.nextSequence(false);
+            assertThat(back).isGreaterThan(c.sequence());
+            assertThat(store.reorder(a.id(), a.priority(), back)).isTrue();
+            TaskRecord d = create();
+            assertThat(d.sequence()).as("created after a sequence was handed out").isGreaterThan(back);
+            assertThat(get(c.id()).version()).isZero();
+            assertThat(store.history(c.id())).isEmpty();
+            assertThat(ids(claim(4))).containsExactly(c.id(), b.id(), a.id(), d.id());
+        }
+
+        @Test
+        public void aReorderedPriorityChangesTheClaimOrder() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            assertThat(store.reorder(b.id(), 4, b.sequence())).isTrue();
+            assertThat(ids(claim(2))).containsExactly(b.id(), a.id());
+        }
+    }
+
+    // --- anti-starvation --------------------------------------------------------------------------
+
+    @Nested
+    public class Starvation {
+
+        private List<Long> claimSingly(int times, int limit) {
+            List<Long> picked = new ArrayList<>();
+            for (int i = 0; i < times; i++) {
+                List<TaskRecord> c = store.claim(claimOf(OWNER, T0, LEASE, 1, limit));
+                assertThat(c).hasSize(1);
+                picked.add(c.get(0).id());
+            }
+            return picked;
+        }
+
+        @Test
+        public void afterKPicksThatPassedOverALowerTaskTheBestLowerOneIsTaken() {
+            long h1 = create(spec().priority(10)).id();
+            long l1 = create(spec().priority(0)).id();
+            long h2 = create(spec().priority(10)).id();
+            long m1 = create(spec().priority(5)).id();
+            long h3 = create(spec().priority(10)).id();
+            long l2 = create(spec().priority(0)).id();
+            long h4 = create(spec().priority(10)).id();
+            assertThat(claimSingly(1, 2)).containsExactly(h1);
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(claimSingly(1, 2)).containsExactly(h2);
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(2);
+            assertThat(claimSingly(1, 2)).as("the best lower task").containsExactly(m1);
+            assertThat(store.queue(QUEUE).skippedLower()).isZero();
+            assertThat(claimSingly(4, 2)).containsExactly(h3, h4, l1, l2);
+            assertThat(store.queue(QUEUE).skippedLower()).isZero();
+        }
+
+        @Test
+        public void theCountCarriesOnWithinOneClaim() {
+            long h1 = create(spec().priority(10)).id();
+            long h2 = create(spec().priority(10)).id();
+            long h3 = create(spec().priority(10)).id();
+            long l1 = create(spec().priority(0)).id();
+            long l2 = create(spec().priority(0)).id();
+            long h4 = create(spec().priority(10)).id();
+            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 4, 2)))).containsExactly(h1, h2, l1, h3);
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 4, 2)))).containsExactly(h4, l2);
+            assertThat(store.queue(QUEUE).skippedLower()).isZero();
+        }
+
+        @Test
+        public void withoutALimitLowerTasksWait() {
+            long l1 = create(spec().priority(0)).id();
+            long h1 = create(spec().priority(10)).id();
+            long m1 = create(spec().priority(5)).id();
+            long h2 = create(spec().priority(10)).id();
+            long h3 = create(spec().priority(10)).id();
+            assertThat(claimSingly(5, 0)).containsExactly(h1, h2, h3, m1, l1);
+        }
+
+        @Test
+        public void aLowerTaskThatIsNotRunnableIsNotPassedOver() {
+            long later = create(spec().priority(0).notBefore(T0.plus(HOUR))).id();
+            long h1 = create(spec().priority(10)).id();
+            long h2 = create(spec().priority(10)).id();
+            long h3 = create(spec().priority(10)).id();
+            assertThat(claimSingly(3, 1)).containsExactly(h1, h2, h3);
+            assertThat(store.queue(QUEUE).skippedLower()).isZero();
+            assertThat(get(later).lease()).isNull();
+        }
+
+        @Test
+        public void aPickThatPassesOverNoLowerTaskResetsTheCount() {
+            long h1 = create(spec().priority(10)).id();
+            long l1 = create(spec().priority(0)).id();
+            assertThat(claimSingly(1, 3)).containsExactly(h1);
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(claimSingly(1, 3)).containsExactly(l1);
+            assertThat(store.queue(QUEUE).skippedLower()).isZero();
+            long h2 = create(spec().priority(10)).id();
+            long h3 = create(spec().priority(10)).id();
+            long h4 = create(spec().priority(10)).id();
+            long l2 = create(spec().priority(0)).id();
+            long h5 = create(spec().priority(10)).id();
+            assertThat(claimSingly(5, 3)).containsExactly(h2, h3, h4, l2, h5);
+        }
+    }
+
+    // --- concurrent claimers ----------------------------------------------------------------------
+
+    @Nested
+    public class ConcurrentClaims {
+
+        @Test
+        public void neverMoreThanTheLimitHoldALeaseUnderConcurrentClaimsAndCompletions() throws Exception {
+            int limit = 3;
+            int total = 60;
+            int claimers = 4;
+            int completers = 2;
+            for (int i = 0; i < total; i++) create(spec().priority(i % 3));
+            store.setConcurrency(QUEUE, limit);
+            BlockingQueue<TaskRecord> toComplete = new LinkedBlockingQueue<>();
+            AtomicInteger completed = new AtomicInteger();
+            // counted after a claim returns and uncounted before its release: never above the true number
+            AtomicInteger held = new AtomicInteger();
+            Set<Long> tokens = ConcurrentHashMap.newKeySet();
+            concurrently(claimers + completers, thread -> {
+                if (thread < claimers) {
+                    for (long round = 0; completed.get() < total; round++) {
+                        assertThat(round).as("claim rounds").isLessThan(5_000_000);
+                        if (Thread.currentThread().isInterrupted()) throw new InterruptedException();
+                        List<TaskRecord> claimed = store.claim(claimOf("claimer-" + thread, T0, LEASE, limit, 0));
+                        for (TaskRecord t : claimed) {
+                            assertThat(held.incrementAndGet()).as("tasks holding a lease").isLessThanOrEqualTo(limit);
+                            assertThat(tokens.add(leaseOf(t).fencingToken())).isTrue();
+                            toComplete.add(t);
+                        }
+                        assertThat(store.leased(QUEUE)).isLessThanOrEqualTo(limit);
+                    }
+                } else {
+                    while (completed.get() < total) {
+                        TaskRecord t = toComplete.poll(50, TimeUnit.MILLISECONDS);
+                        if (t == null) continue;
+                        held.decrementAndGet();
+                        assertThat(store.apply(release(t, DONE)).applied()).isTrue();
+                        completed.incrementAndGet();
+                    }
+                }
+            });
+            assertThat(store.leased(QUEUE)).isZero();
+            List<TaskRecord> all = store.query(TaskQuery.all()).items();
+            assertThat(all).hasSize(total);
+            for (TaskRecord t : all) {
+                assertThat(t.state()).isEqualTo(DONE);
+                assertThat(t.attempts()).as("claimed once").isEqualTo(1);
+                assertThat(store.history(t.id())).extracting(HistoryEntry::to).containsExactly(RUNNING, DONE);
+            }
+            assertThat(tokens).hasSize(total);
+        }
+    }
+
+    // --- renewal and cancellation -----------------------------------------------------------------
+
+    @Nested
+    public class Renewal {
+
+        @Test
+        public void aRenewalExtendsTheLeaseWithoutAVersion() {
+            TaskRecord claimed = claimOne(create().id(), OWNER, LEASE);
+            Lease lease = leaseOf(claimed);
+            assertThat(store.renew(claimed.id(), lease.fencingToken(), T0.plus(Duration.ofMinutes(4)), T0.plus(HOUR)))
+                    .isEqualTo(RenewResult.RENEWED);
+            TaskRecord renewed = get(claimed.id());
+            assertThat(renewed.lease()).isEqualTo(new Lease(OWNER, lease.fencingToken(), T0.plus(HOUR)));
+            assertThat(renewed.toBuilder().lease(lease).build()).isEqualTo(claimed);
+            assertThat(store.history(claimed.id())).hasSize(1);
+            // renewed again, still before the lease runs out in its extended form
+            assertThat(store.renew(claimed.id(), lease.fencingToken(), T0.plus(Duration.ofMinutes(30)), T0.plus(HOUR.multipliedBy(2))))
+                    .isEqualTo(RenewResult.RENEWED);
+            assertThat(leaseOf(get(claimed.id())).expiresAt()).isEqualTo(T0.plus(HOUR.multipliedBy(2)));
+        }
+
+        @Test
+        public void aRenewalNeverShortensTheLease() {
+            TaskRecord claimed = claimOne(create().id(), OWNER, HOUR);
+            long token = leaseOf(claimed).fencingToken();
+            assertThat(store.renew(claimed.id(), token, T0, T0.plusSeconds(60))).isEqualTo(RenewResult.RENEWED);
+            assertThat(leaseOf(get(claimed.id())).expiresAt()).isEqualTo(T0.plus(HOUR));
+        }
+
+        @Test
+        public void anExpiredLeaseIsNeverRenewed() {
+            TaskRecord claimed = claimOne(create().id(), OWNER, LEASE);
+            long token = leaseOf(claimed).fencingToken();
+            assertThat(store.renew(claimed.id(), token, T0.plus(LEASE), T0.plus(HOUR))).as("at its expiry").isEqualTo(RenewResult.LOST);
+            assertThat(store.renew(claimed.id(), token, T0.plus(HOUR), T0.plus(HOUR.multipliedBy(2)))).isEqualTo(RenewResult.LOST);
+            assertThat(get(claimed.id())).isEqualTo(claimed);
+            assertThat(store.renew(claimed.id(), token, T0.plus(LEASE).minus(1, ChronoUnit.MICROS), T0.plus(HOUR)))
+                    .as("a microsecond before").isEqualTo(RenewResult.RENEWED);
+        }
+
+        @Test
+        public void aWrongTokenOrAReleasedLeaseIsLost() {
+            TaskRecord claimed = claimOne(create().id(), OWNER, LEASE);
+            long token = leaseOf(claimed).fencingToken();
+            assertThat(store.renew(claimed.id(), token + 1, T0, T0.plus(HOUR))).isEqualTo(RenewResult.LOST);
+            if (token > 0) assertThat(store.renew(claimed.id(), token - 1, T0, T0.plus(HOUR))).isEqualTo(RenewResult.LOST);
+            assertThat(get(claimed.id())).isEqualTo(claimed);
+            TaskRecord released = applied(release(claimed, READY));
+            assertThat(store.renew(claimed.id(), token, T0, T0.plus(HOUR))).isEqualTo(RenewResult.LOST);
+            assertThat(get(claimed.id())).isEqualTo(released);
+            // taken over by a new claim: the old token is lost, the new one renews
+            TaskRecord again = claimOne(claimed.id(), "worker-2", LEASE);
+            assertThat(store.renew(claimed.id(), token, T0, T0.plus(HOUR))).isEqualTo(RenewResult.LOST);
+            assertThat(store.renew(claimed.id(), leaseOf(again).fencingToken(), T0, T0.plus(HOUR))).isEqualTo(RenewResult.RENEWED);
+        }
+
+        @Test
+        public void aCancelRequestIsReportedByRenewalsUntilTheNextClaim() {
+            TaskRecord claimed = claimOne(create().id(), OWNER, LEASE);
+            long token = leaseOf(claimed).fencingToken();
+            assertThat(store.cancelRequested(claimed.id())).isFalse();
+            assertThat(store.requestCancel(claimed.id())).isTrue();
+            assertThat(store.cancelRequested(claimed.id())).isTrue();
+            assertThat(get(claimed.id())).as("a request is not a change").isEqualTo(claimed);
+            assertThat(store.renew(claimed.id(), token, T0.plusSeconds(10), T0.plus(Duration.ofMinutes(10))))
+                    .isEqualTo(RenewResult.RENEWED_CANCEL_REQUESTED);
+            assertThat(leaseOf(get(claimed.id())).expiresAt()).isEqualTo(T0.plus(Duration.ofMinutes(10)));
+            TaskRecord progressed = applied(change(get(claimed.id()), b -> b.attributes(Attributes.of("p", "1")), null));
+            assertThat(store.renew(claimed.id(), token, T0.plusSeconds(20), T0.plus(Duration.ofMinutes(11))))
+                    .as("an apply keeps the request").isEqualTo(RenewResult.RENEWED_CANCEL_REQUESTED);
+            applied(release(progressed, READY));
+            assertThat(store.cancelRequested(claimed.id())).as("until the next claim").isTrue();
+            TaskRecord again = claimOne(claimed.id(), OWNER, LEASE);
+            assertThat(store.cancelRequested(claimed.id())).isFalse();
+            assertThat(store.renew(claimed.id(), leaseOf(again).fencingToken(), T0, T0.plus(HOUR))).isEqualTo(RenewResult.RENEWED);
+        }
+    }
+
+    // --- scans over leases and not-before times ----------------------------------------------------
+
+    @Nested
+    public class Scans {
+
+        @Test
+        public void expiredLeasesAreListedOldestExpiryFirst() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            TaskRecord c = create();
+            TaskRecord d = create();
+            TaskRecord other = create(spec().machine("other").queue("elsewhere"));
+            claimOne(a.id(), OWNER, HOUR.multipliedBy(2));
+            TaskRecord cb = claimOne(b.id(), OWNER, Duration.ofMinutes(1));
+            claimOne(c.id(), "worker-2", HOUR);
+            TaskRecord cd = claimOne(d.id(), OWNER, Duration.ofSeconds(1));
+            applied(release(cd, DONE));
+            store.claim(new ClaimRequest("other", "elsewhere", List.of(START), OWNER, T0, Duration.ofMinutes(30), 1, 0));
+
+            assertThat(store.expiredLeases(T0, 10)).isEmpty();
+            assertThat(ids(store.expiredLeases(T0.plus(HOUR), 10))).as("at or before T0 + 1 h")
+                    .containsExactly(b.id(), other.id(), c.id());
+            assertThat(ids(store.expiredLeases(T0.plus(HOUR).minus(1, ChronoUnit.MICROS), 10))).containsExactly(b.id(), other.id());
+            assertThat(ids(store.expiredLeases(T0.plus(HOUR), 2))).containsExactly(b.id(), other.id());
+            assertThat(ids(store.expiredLeases(T0.plus(HOUR.multipliedBy(5)), 10))).containsExactly(b.id(), other.id(), c.id(), a.id());
+            assertThat(store.expiredLeases(T0.plus(HOUR), 10)).first().isEqualTo(get(b.id()));
+
+            assertThat(store.renew(b.id(), leaseOf(cb).fencingToken(), T0.plusSeconds(30), T0.plus(HOUR.multipliedBy(3))))
+                    .isEqualTo(RenewResult.RENEWED);
+            assertThat(ids(store.expiredLeases(T0.plus(HOUR), 10))).containsExactly(other.id(), c.id());
+        }
+
+        @Test
+        public void leasedByListsTheTasksHeldByOneOwnerInIdOrder() {
+            TaskRecord t1 = create();
+            TaskRecord t2 = create();
+            TaskRecord t3 = create();
+            TaskRecord t4 = create();
+            claimOne(t1.id(), "worker-a", LEASE);
+            claimOne(t2.id(), "worker-a", Duration.ofSeconds(1));
+            claimOne(t3.id(), "worker-b", LEASE);
+            TaskRecord c4 = claimOne(t4.id(), "worker-a", LEASE);
+            applied(release(c4, DONE));
+            assertThat(store.leasedBy("worker-a", 10)).as("expired leases are still held")
+                    .containsExactly(get(t1.id()), get(t2.id()));
+            assertThat(ids(store.leasedBy("worker-a", 1))).containsExactly(t1.id());
+            assertThat(ids(store.leasedBy("worker-b", 10))).containsExactly(t3.id());
+            assertThat(store.leasedBy("worker-c", 10)).isEmpty();
+        }
+
+        @Test
+        public void dueListsLeaseFreeTasksWhoseNotBeforeTimeHasCome() {
+            TaskRecord w1 = create(spec().state(WAITING).notBefore(T0.plus(HOUR)));
+            TaskRecord w2 = create(spec().state(WAITING).notBefore(T0.minus(HOUR)));
+            TaskRecord w3 = create(spec().state(WAITING).notBefore(T0.plus(HOUR.multipliedBy(2))));
+            TaskRecord noTime = create(spec().state(WAITING));
+            TaskRecord ready = create(spec().notBefore(T0.minus(HOUR.multipliedBy(2))));
+            TaskRecord otherMachine = create(spec().machine("other").state(WAITING).notBefore(T0.minus(HOUR.multipliedBy(2))));
+            TaskRecord held = create(spec().priority(9));
+            TaskRecord claimed = claimOne(held.id(), OWNER, LEASE);
+            TaskRecord waitingHeld = applied(change(claimed, b -> b.state(WAITING).notBefore(T0.minus(HOUR.multipliedBy(3))), null));
+            assertThat(waitingHeld.lease()).isNotNull();
+
+            List<String> waiting = List.of(WAITING);
+            assertThat(store.due(MACHINE, waiting, T0.plus(HOUR), 10)).as("at or before T0 + 1 h")
+                    .containsExactly(w2, w1);
+            assertThat(ids(store.due(MACHINE, waiting, T0.plus(HOUR).minus(1, ChronoUnit.MICROS), 10))).containsExactly(w2.id());
+            assertThat(ids(store.due(MACHINE, waiting, T0.plus(HOUR), 1))).containsExactly(w2.id());
+            assertThat(ids(store.due(MACHINE, List.of(WAITING, READY), T0.plus(HOUR), 10))).containsExactly(ready.id(), w2.id(), w1.id());
+            assertThat(store.due(MACHINE, waiting, T0.minus(HOUR.multipliedBy(4)), 10)).isEmpty();
+            assertThat(ids(store.due(MACHINE, waiting, T0.plus(HOUR.multipliedBy(9)), 10)))
+                    .as("a task without a not-before time is not due").containsExactly(w2.id(), w1.id(), w3.id())
+                    .doesNotContain(noTime.id(), otherMachine.id());
+
+            TaskRecord freed = applied(change(waitingHeld, b -> b.lease(null), null));
+            assertThat(ids(store.due(MACHINE, waiting, T0, 10))).containsExactly(freed.id(), w2.id());
+        }
+
+        @Test
+        public void nextDueIsTheEarliestLaterNotBeforeTimeOfLeaseFreeTasks() {
+            create(spec().state(WAITING).notBefore(T0.plus(HOUR)));
+            create(spec().state(WAITING).notBefore(T0.minus(HOUR)));
+            create(spec().state(WAITING).notBefore(T0.plus(HOUR.multipliedBy(2))));
+            create(spec().state(WAITING));
+            create(spec().notBefore(T0.minus(HOUR.multipliedBy(2))));
+            create(spec().machine("other").state(WAITING).notBefore(T0.minus(Duration.ofMinutes(150))));
+            TaskRecord claimed = claimOne(create(spec().priority(9)).id(), OWNER, LEASE);
+            applied(change(claimed, b -> b.state(WAITING).notBefore(T0.minus(HOUR.multipliedBy(3))), null));
+
+            List<String> waiting = List.of(WAITING);
+            assertThat(store.nextDue(MACHINE, waiting, T0)).isEqualTo(T0.plus(HOUR));
+            assertThat(store.nextDue(MACHINE, waiting, T0.plus(HOUR))).as("strictly after now").isEqualTo(T0.plus(HOUR.multipliedBy(2)));
+            assertThat(store.nextDue(MACHINE, waiting, T0.plus(HOUR.multipliedBy(2)))).isNull();
+            assertThat(store.nextDue(MACHINE, waiting, T0.minus(HOUR.multipliedBy(4)))).isEqualTo(T0.minus(HOUR));
+            assertThat(store.nextDue(MACHINE, List.of(WAITING, READY), T0.minus(HOUR.multipliedBy(4))))
+                    .isEqualTo(T0.minus(HOUR.multipliedBy(2)));
+            assertThat(store.nextDue("other", waiting, T0.minus(HOUR.multipliedBy(4)))).isEqualTo(T0.minus(Duration.ofMinutes(150)));
+            assertThat(store.nextDue(MACHINE, List.of(DONE), T0.minus(HOUR.multipliedBy(4)))).isNull();
+        }
+    }
+
+    // --- peek -------------------------------------------------------------------------------------
+
+    @Nested
+    public class Peek {
+
+        @Test
+        public void peekShowsTheClaimOrderAndWritesNothing() {
+            TaskRecord a = create(spec().priority(0));
+            TaskRecord b = create(spec().priority(5));
+            TaskRecord c = create(spec().priority(5));
+            TaskRecord later = create(spec().priority(9).notBefore(T0.plus(HOUR)));
+            TaskRecord d = create(spec().priority(1).state("RETRY"));
+            ClaimRequest request = new ClaimRequest(MACHINE, QUEUE, List.of(START, new ClaimRule("RETRY", "RESTART", RUNNING)),
+                    OWNER, T0, LEASE, 3, 0);
+            List<TaskRecord> peeked = store.peek(request);
+            assertThat(peeked).containsExactly(b, c, d);
+            assertThat(store.peek(request)).isEqualTo(peeked);
+            for (TaskRecord t : List.of(a, b, c, later, d)) {
+                assertThat(get(t.id())).isEqualTo(t);
+                assertThat(store.history(t.id())).isEmpty();
+            }
+            assertThat(store.leased(QUEUE)).isZero();
+            assertThat(store.queue(QUEUE)).isEqualTo(QueueRecord.defaults(QUEUE));
+            assertThat(ids(store.claim(request))).containsExactly(b.id(), c.id(), d.id());
+            assertThat(ids(store.peek(request))).containsExactly(a.id());
+        }
+
+        @Test
+        public void peekIgnoresAPausedOrFullQueue() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            store.setConcurrency(QUEUE, 1);
+            claimOne(a.id(), OWNER, LEASE);
+            store.pauseQueue(QUEUE, null);
+            assertThat(claim(1)).isEmpty();
+            assertThat(store.peek(claimOf(OWNER, T0, LEASE, 5, 0))).containsExactly(b);
+        }
+
+        @Test
+        public void peekAppliesNoAntiStarvation() {
+            TaskRecord h1 = create(spec().priority(10));
+            TaskRecord h2 = create(spec().priority(10));
+            TaskRecord l1 = create(spec().priority(0));
+            TaskRecord h3 = create(spec().priority(10));
+            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 1, 1)))).containsExactly(h1.id());
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(ids(store.peek(claimOf(OWNER, T0, LEASE, 3, 1)))).containsExactly(h2.id(), h3.id(), l1.id());
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 1, 1)))).as("the claim does").containsExactly(l1.id());
+        }
+    }
+
+    // --- queue control records --------------------------------------------------------------------
+
+    @Nested
+    public class Queues {
+
+        @Test
+        public void aQueueNobodyConfiguredHasTheDefaults() {
+            assertThat(store.queue("fresh")).isEqualTo(QueueRecord.defaults("fresh"));
+            assertThat(store.queue("fresh").paused()).isFalse();
+            assertThat(store.queue("fresh").concurrency()).isZero();
+            assertThat(store.leased("fresh")).isZero();
+        }
+
+        @Test
+        public void pausingKeepsTheReasonAndResumingClearsIt() {
+            QueueRecord paused = store.pauseQueue(QUEUE, "STOP_AFTER_CURRENT İ");
+            assertThat(paused).isEqualTo(new QueueRecord(QUEUE, true, "STOP_AFTER_CURRENT İ", 0, 0));
+            assertThat(store.queue(QUEUE)).isEqualTo(paused);
+            QueueRecord resumed = store.resumeQueue(QUEUE);
+            assertThat(resumed).isEqualTo(QueueRecord.defaults(QUEUE));
+            assertThat(store.queue(QUEUE)).isEqualTo(resumed);
+            assertThat(store.pauseQueue(QUEUE, null)).isEqualTo(new QueueRecord(QUEUE, true, null, 0, 0));
+            assertThat(store.queue("other")).isEqualTo(QueueRecord.defaults("other"));
+        }
+
+        @Test
+        public void theConcurrencyLimitIsKeptAcrossPauseAndResume() {
+            assertThat(store.setConcurrency(QUEUE, 4)).isEqualTo(new QueueRecord(QUEUE, false, null, 4, 0));
+            assertThat(store.pauseQueue(QUEUE, "r")).isEqualTo(new QueueRecord(QUEUE, true, "r", 4, 0));
+            assertThat(store.setConcurrency(QUEUE, 2)).isEqualTo(new QueueRecord(QUEUE, true, "r", 2, 0));
+            assertThat(store.resumeQueue(QUEUE)).isEqualTo(new QueueRecord(QUEUE, false, null, 2, 0));
+            assertThatThrownBy(() -> store.setConcurrency(QUEUE, -1)).isInstanceOf(IllegalArgumentException.class);
+            assertThat(store.queue(QUEUE)).isEqualTo(new QueueRecord(QUEUE, false, null, 2, 0));
+            assertThat(store.setConcurrency(QUEUE, 0).concurrency()).isZero();
+        }
+
+        @Test
+        public void theStarvationCountIsKeptByPauseResumeAndLimit() {
+            create(spec().priority(10));
+            create(spec().priority(0));
+            store.claim(claimOf(OWNER, T0, LEASE, 1, 3));
+            assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(store.pauseQueue(QUEUE, null).skippedLower()).isEqualTo(1);
+            assertThat(store.resumeQueue(QUEUE).skippedLower()).isEqualTo(1);
+            assertThat(store.setConcurrency(QUEUE, 5).skippedLower()).isEqualTo(1);
+        }
+    }
+
+    // --- purge ------------------------------------------------------------------------------------
+
+    @Nested
+    public class Purge {
+
+        @Test
+        public void purgeDeletesOnlyOldLeaseFreeChildlessTasksOfTheMachineInTheStates() {
+            Instant cutoff = T0.plus(HOUR);
+            TaskRecord oldDone = applied(move(create(), DONE, "finish"));
+            TaskRecord oldFailed = applied(move(create(), "FAILED", null));
+            TaskRecord keyed = applied(move(create(spec().key("order-1")), DONE, "finish"));
+            TaskRecord recent = applied(change(create(), b -> b.state(DONE).updatedAt(T0.plus(HOUR.multipliedBy(2))), null));
+            TaskRecord atCutoff = applied(change(create(), b -> b.state(DONE).updatedAt(cutoff), null));
+            TaskRecord running = applied(move(create(), RUNNING, null));
+            TaskRecord otherMachine = applied(move(create(spec().machine("other")), DONE, null));
+            TaskRecord leased = applied(move(claimOne(create(spec().priority(9)).id(), OWNER, LEASE), DONE, null));
+            TaskRecord parent = applied(move(create(), DONE, null));
+            TaskRecord child = create(spec().machine("chunk").parent(parent.id()).state(RUNNING));
+            assertThat(leased.lease()).isNotNull();
+
+            int purged = store.purge(MACHINE, List.of(DONE, "FAILED"), cutoff, 100);
+            assertThat(purged).isEqualTo(3);
+            for (TaskRecord gone : List.of(oldDone, oldFailed, keyed)) {
+                assertThat(store.find(gone.id())).isEmpty();
+                assertThat(store.history(gone.id())).isEmpty();
+            }
+            assertThat(store.findCommand(oldDone.id(), "finish")).isEmpty();
+            assertThat(store.findCommand(keyed.id(), "finish")).isEmpty();
+            for (TaskRecord kept : List.of(recent, atCutoff, running, otherMachine, leased, parent, child)) {
+                assertThat(get(kept.id())).isEqualTo(kept);
+            }
+            assertThat(queryIds(TaskQuery.all())).containsExactly(recent.id(), atCutoff.id(), running.id(), otherMachine.id(),
+                    leased.id(), parent.id(), child.id());
+            assertThat(store.history(parent.id())).hasSize(1);
+
+            CreateResult reused = store.create(spec().key("order-1").build());
+            assertThat(reused.created()).as("the key of a purged task can be used again").isTrue();
+            assertThat(reused.task().id()).isNotEqualTo(keyed.id());
+            assertThat(reused.task().version()).isZero();
+            assertThat(store.history(reused.task().id())).isEmpty();
+        }
+
+        @Test
+        public void purgeDeletesAtMostMaxTasks() {
+            for (int i = 0; i < 3; i++) applied(move(create(), DONE, null));
+            assertThat(store.purge(MACHINE, List.of(DONE), T0.plus(HOUR), 1)).isEqualTo(1);
+            assertThat(store.query(TaskQuery.all()).items()).hasSize(2);
+            assertThat(store.purge(MACHINE, List.of(DONE), T0.plus(HOUR), 10)).isEqualTo(2);
+            assertThat(store.query(TaskQuery.all()).items()).isEmpty();
+            assertThat(store.purge(MACHINE, List.of(DONE), T0.plus(HOUR), 10)).isZero();
+        }
+
+        @Test
+        public void aParentIsPurgedOnceItsChildrenAreGone() {
+            TaskRecord parent = applied(move(create(), DONE, null));
+            TaskRecord child = applied(move(create(spec().machine("chunk").parent(parent.id())), DONE, null));
+            assertThat(store.purge(MACHINE, List.of(DONE), T0.plus(HOUR), 10)).isZero();
+            assertThat(store.purge("chunk", List.of(DONE), T0.plus(HOUR), 10)).isEqualTo(1);
+            assertThat(store.find(child.id())).isEmpty();
+            assertThat(store.purge(MACHINE, List.of(DONE), T0.plus(HOUR), 10)).isEqualTo(1);
+            assertThat(store.find(parent.id())).isEmpty();
+        }
+    }
+
+    // --- a model over random scripts ---------------------------------------------------------------
+
+    /**
+     * Any script of creations, changes, claims, renewals, moves to the front and completions keeps
+     * what a model predicts: claims in priority and FIFO order up to the limit, version equal to
+     * history length with an unbroken chain, at most one lease per task with tokens that only grow,
+     * and every task created still there.
+     */
+    @Property(tries = 40)
+    public void anyScriptKeepsVersionsHistoriesLeasesAndTasks(@ForAll("scripts") List<ScriptModel.Step> script,
+                                                               @ForAll @IntRange(min = 0, max = 3) int limit) throws Exception {
+        Store s = newStore();
+        try {
+            new ScriptModel(s, limit).run(script);
+        } finally {
+            closeStore(s);
+        }
+    }
+
+    @Provide
+    public Arbitrary<List<ScriptModel.Step>> scripts() {
+        return ScriptModel.steps().list().ofMinSize(1).ofMaxSize(30);
+    }
+}
