@@ -266,7 +266,7 @@ public final class InMemoryStore implements Store {
         Lease sl = stored.lease();
         Lease nl = next.lease();
         boolean sameLease = sl != null && nl != null && sl.fencingToken() == nl.fencingToken()
-                && nl.expiresAt().isBefore(sl.expiresAt());
+                && !nl.expiresAt().equals(sl.expiresAt());
         if (stored.priority() == next.priority() && stored.sequence() == next.sequence() && !sameLease) return next;
         return next.toBuilder().priority(stored.priority()).sequence(stored.sequence())
                 .lease(sameLease ? sl : nl).build();
