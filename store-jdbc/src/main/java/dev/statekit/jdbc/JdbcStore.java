@@ -182,10 +182,10 @@ public final class JdbcStore implements Store {
         try {
             boolean autoCommit = c.getAutoCommit();
             if (autoCommit) c.setAutoCommit(false);
+            T result;
             try {
-                T result = work.run(c);
+                result = work.run(c);
                 c.commit();
-                return result;
             } catch (SQLException | RuntimeException | Error e) {
                 try {
                     c.rollback();
@@ -194,12 +194,22 @@ public final class JdbcStore implements Store {
                 }
                 throw e;
             } finally {
-                if (autoCommit) c.setAutoCommit(true);
+                if (autoCommit) restoreAutoCommit(c);
             }
+            return result;
         } catch (SQLException e) {
             throw SqlErrors.translate(e, doing, taskId);
         } finally {
             close(c);
+        }
+    }
+
+    // After the commit or the rollback: a failure here must neither hide the outcome nor the original failure.
+    private static void restoreAutoCommit(Connection c) {
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            log.debug("restoring auto-commit on a connection failed", e);
         }
     }
 

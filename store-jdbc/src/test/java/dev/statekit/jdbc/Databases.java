@@ -45,7 +45,7 @@ final class Databases {
         Properties p = new Properties();
         p.setProperty("user", "sa");
         p.setProperty("password", "");
-        return new TestPool("jdbc:h2:file:" + file + ";LOCK_TIMEOUT=10000", p);
+        return new TestPool("jdbc:h2:file:" + file, p);
     }
 
     static String pgUrl() {
