@@ -145,13 +145,6 @@ public final class Rows {
         setString(ps, first + 9, e.commandKey());
     }
 
-    /** Returns {@code e} with its time cut to the microsecond, as it is stored. */
-    public static HistoryEntry stored(HistoryEntry e) {
-        Instant at = e.at().truncatedTo(ChronoUnit.MICROS);
-        return at.equals(e.at()) ? e : new HistoryEntry(e.taskId(), e.version(), e.from(), e.to(), e.event(), e.source(),
-                e.actor(), e.reason(), at, e.commandKey());
-    }
-
     private static <T> T nonNull(@Nullable T value, String column) {
         if (value == null) throw new NullPointerException("column " + column + " is null");
         return value;
