@@ -83,6 +83,7 @@ public final class JdbcStore implements Store {
 
     private static final int CREATE_ATTEMPTS = 5;
     private static final int FIND_CHUNK = 500;
+    private static final int INSERT_CHUNK = 1000;
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -266,15 +267,14 @@ public final class JdbcStore implements Store {
     @Override
     public CreateResult create(NewTask spec) {
         Objects.requireNonNull(spec, "spec");
-        String payload = spec.payload();
-        if (payload != null && payload.length() > maxPayloadChars) {
-            throw new StatekitException(ErrorCode.PAYLOAD_TOO_LARGE, "payload of " + payload.length()
-                    + " chars exceeds the limit of " + maxPayloadChars + " for a new task of machine " + spec.machine());
-        }
+        checkPayload(spec);
         String attributes = AttributeCodec.encode(spec.attributes());
         for (int attempt = 1; ; attempt++) {
-            Optional<CreateResult> result = transaction("creating a task of machine " + spec.machine(), null,
-                    c -> insert(c, spec, attributes));
+            Optional<CreateResult> result = transaction("creating a task of machine " + spec.machine(), null, c -> {
+                Optional<CreateResult> r = insert(c, spec, attributes);
+                if (r.isPresent() && r.get().created()) notifyWaiters(c);
+                return r;
+            });
             if (result.isPresent()) return result.get();
             // The task holding the key was deleted between our insert and our read: insert again.
             if (attempt >= CREATE_ATTEMPTS) {
@@ -282,6 +282,108 @@ public final class JdbcStore implements Store {
                         + " with idempotency key " + spec.idempotencyKey() + " raced with its deletion " + attempt + " times");
             }
         }
+    }
+
+    private void checkPayload(NewTask spec) {
+        String payload = spec.payload();
+        if (payload != null && payload.length() > maxPayloadChars) {
+            throw new StatekitException(ErrorCode.PAYLOAD_TOO_LARGE, "payload of " + payload.length()
+                    + " chars exceeds the limit of " + maxPayloadChars + " for a new task of machine " + spec.machine());
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Writes in one transaction, with one notification: tasks without an idempotency key are
+     * inserted by up to 1,000 per statement, the others one by one. When a payload is over the
+     * limit, nothing is written.
+     */
+    @Override
+    public List<CreateResult> createAll(List<NewTask> specs) {
+        List<NewTask> list = List.copyOf(specs);
+        if (list.isEmpty()) return List.of();
+        if (list.size() == 1) return List.of(create(list.get(0)));
+        String[] attributes = new String[list.size()];
+        for (int i = 0; i < list.size(); i++) {
+            checkPayload(list.get(i));
+            attributes[i] = AttributeCodec.encode(list.get(i).attributes());
+        }
+        for (int attempt = 1; ; attempt++) {
+            Optional<List<CreateResult>> result = transaction("creating " + list.size() + " tasks", null,
+                    c -> insertAll(c, list, attributes));
+            if (result.isPresent()) return result.get();
+            if (attempt >= CREATE_ATTEMPTS) {
+                throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "creating " + list.size()
+                        + " tasks raced with the deletion of a task holding one of their idempotency keys " + attempt + " times");
+            }
+        }
+    }
+
+    private Optional<List<CreateResult>> insertAll(Connection c, List<NewTask> specs, String[] attributes) throws SQLException {
+        List<CreateResult> results = new ArrayList<>(specs.size());
+        boolean created = false;
+        int i = 0;
+        while (i < specs.size()) {
+            if (specs.get(i).idempotencyKey() != null) {
+                Optional<CreateResult> r = insert(c, specs.get(i), attributes[i]);
+                if (r.isEmpty()) return Optional.empty();     // its key's task was deleted meanwhile: start again
+                created |= r.get().created();
+                results.add(r.get());
+                i++;
+                continue;
+            }
+            int end = i;
+            while (end < specs.size() && end - i < INSERT_CHUNK && specs.get(end).idempotencyKey() == null) end++;
+            insertRows(c, specs.subList(i, end), attributes, i, results);
+            created = true;
+            i = end;
+        }
+        if (created) notifyWaiters(c);
+        return Optional.of(results);
+    }
+
+    /** Inserts tasks without idempotency keys with one statement; ids and sequences follow the order given. */
+    private void insertRows(Connection c, List<NewTask> specs, String[] attributes, int offset, List<CreateResult> results)
+            throws SQLException {
+        long[][] keys = new long[specs.size()][];
+        try (PreparedStatement ps = c.prepareStatement(sql.insertTasks(specs.size()))) {
+            int p = 1;
+            for (int i = 0; i < specs.size(); i++) {
+                NewTask spec = specs.get(i);
+                ps.setString(p++, spec.machine());
+                ps.setInt(p++, spec.machineVersion());
+                ps.setString(p++, spec.state());
+                ps.setString(p++, spec.queue());
+                ps.setInt(p++, spec.priority());
+                Rows.setLong(ps, p++, spec.parentId());
+                Rows.setInstant(ps, p++, spec.notBefore());
+                ps.setString(p++, attributes[offset + i]);
+                Rows.setString(ps, p++, spec.payload());
+                Rows.setString(ps, p++, null);
+                Rows.setInstant(ps, p++, spec.createdAt());
+                Rows.setInstant(ps, p++, spec.createdAt());
+            }
+            int n = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (n == keys.length) throw new IllegalStateException("more rows than tasks inserted");
+                    keys[n++] = new long[] {rs.getLong(1), rs.getLong(2)};
+                }
+            }
+            if (n != keys.length) throw new IllegalStateException(n + " rows inserted for " + keys.length + " tasks");
+        }
+        // Rows are numbered in the order of the values: ids and sequences both ascend along the list.
+        java.util.Arrays.sort(keys, Comparator.comparingLong(k -> k[0]));
+        for (int i = 0; i < specs.size(); i++) results.add(new CreateResult(newRecord(specs.get(i), keys[i][0], keys[i][1]), true));
+        log.debug("created {} tasks", specs.size());
+    }
+
+    private static TaskRecord newRecord(NewTask spec, long id, long sequence) {
+        Instant created = Objects.requireNonNull(Rows.micros(spec.createdAt()));
+        return new TaskRecord(id, spec.machine(), spec.machineVersion(), spec.state(), spec.queue(),
+                spec.priority(), sequence, spec.parentId(), 0, 0, null, Rows.micros(spec.notBefore()), null,
+                spec.attributes(), spec.payload(), spec.idempotencyKey(), created, created, 0);
     }
 
     private Optional<CreateResult> insert(Connection c, NewTask spec, String attributes) throws SQLException {
@@ -320,11 +422,7 @@ public final class JdbcStore implements Store {
                 }
             }
         }
-        notifyWaiters(c);
-        Instant created = Objects.requireNonNull(Rows.micros(spec.createdAt()));
-        TaskRecord task = new TaskRecord(id, spec.machine(), spec.machineVersion(), spec.state(), spec.queue(),
-                spec.priority(), sequence, spec.parentId(), 0, 0, null, Rows.micros(spec.notBefore()), null,
-                spec.attributes(), spec.payload(), key, created, created, 0);
+        TaskRecord task = newRecord(spec, id, sequence);
         log.debug("created task {} of machine {} on queue {}", id, spec.machine(), spec.queue());
         return Optional.of(new CreateResult(task, true));
     }

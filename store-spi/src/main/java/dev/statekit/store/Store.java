@@ -23,6 +23,21 @@ public interface Store {
      */
     CreateResult create(NewTask task);
 
+    /**
+     * Creates several tasks, each as {@link #create} would (a task whose machine and idempotency
+     * key match an existing task, or an earlier task of the list, is not created again), in one
+     * round trip (one transaction) where the store can. The default calls {@link #create} for each.
+     *
+     * @return one result per task, in the order given
+     * @throws StatekitException with {@link ErrorCode#PAYLOAD_TOO_LARGE} when a payload exceeds the
+     *         store's limit; a store that writes in one transaction then creates none of the tasks
+     */
+    default List<CreateResult> createAll(List<NewTask> tasks) {
+        List<CreateResult> results = new java.util.ArrayList<>(tasks.size());
+        for (NewTask t : tasks) results.add(create(t));
+        return results;
+    }
+
     /** Returns the task with {@code id}, if it exists. */
     Optional<TaskRecord> find(long id);
 

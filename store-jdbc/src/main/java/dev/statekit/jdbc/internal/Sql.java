@@ -22,6 +22,9 @@ public final class Sql {
 
     /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
     public final String insertTask;
+    /** Inserts several tasks, returning (id, sequence) of each: see {@link #insertTasks(int)}. */
+    private final String insertMany;
+    private final String insertTaskValues;
     /** Selects a task by (machine, idempotency key). */
     public final String taskByKey;
     /** Selects a task by id. */
@@ -98,6 +101,8 @@ public final class Sql {
                 + " cancel_requested) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false)";
         insertTask = pg ? insert + " on conflict (machine, idempotency_key) do nothing returning id, sequence"
                 : "select id, sequence from final table (" + insert + ")";
+        insertMany = insert.substring(0, insert.indexOf(" values ("));
+        insertTaskValues = insert.substring(insert.indexOf(" values (") + " values ".length());
         taskByKey = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and idempotency_key = ?";
         taskById = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id = ?";
         checkChange = "select t.version, h.task_id, h.version, h.from_state, h.to_state, h.event, h.source, h.actor, h.reason,"
@@ -149,6 +154,15 @@ public final class Sql {
         StringBuilder b = new StringBuilder(3 * n + 2).append('(');
         for (int i = 0; i < n; i++) b.append(i == 0 ? "?" : ", ?");
         return b.append(')').toString();
+    }
+
+    /** Inserts {@code n} tasks without idempotency keys, with the parameters of {@link #insertTask} for each, returning (id, sequence) of each. */
+    public String insertTasks(int n) {
+        String row = insertTaskValues;
+        StringBuilder b = new StringBuilder(insertMany.length() + n * (row.length() + 2)).append(insertMany).append(" values ");
+        for (int i = 0; i < n; i++) b.append(i == 0 ? "" : ", ").append(row);
+        return dialect == Dialect.POSTGRESQL ? b.append(" returning id, sequence").toString()
+                : "select id, sequence from final table (" + b + ")";
     }
 
     /** Selects the tasks with {@code n} ids. */
