@@ -1,0 +1,85 @@
+package dev.statekit.jdbc.bench;
+
+import static dev.statekit.store.TriggerSource.SYSTEM;
+
+import dev.statekit.core.Machine;
+import dev.statekit.core.QueueOptions;
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.Worker;
+import dev.statekit.jdbc.Dialect;
+import dev.statekit.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+
+/** What the benchmark and its second process share: the machine, the queue, the stores and runtimes. */
+final class Bench {
+    enum State { QUEUED, RUNNING, DONE, FAILED }
+
+    enum Event { START, COMPLETE, FAIL, RELEASE }
+
+    static final String QUEUE = "noop";
+
+    static final Machine<State, Event> NOOP = Machine.builder("bench-noop", State.class, Event.class)
+            .initial(State.QUEUED)
+            .terminal(State.DONE)
+            .transition(State.QUEUED, Event.START, State.RUNNING, SYSTEM)
+            .transition(State.RUNNING, Event.COMPLETE, State.DONE, SYSTEM)
+            .transition(State.RUNNING, Event.FAIL, State.FAILED, SYSTEM)
+            .transition(State.RUNNING, Event.RELEASE, State.QUEUED, SYSTEM)
+            .transition(State.FAILED, Event.RELEASE, State.QUEUED, SYSTEM)
+            .run(r -> r.claim(State.QUEUED, Event.START).success(Event.COMPLETE).fatal(Event.FAIL).release(Event.RELEASE))
+            .build();
+
+    private Bench() {}
+
+    /** A database to measure: its JDBC URL and credentials. */
+    record Db(String name, Dialect dialect, String url, String user, String password) {
+        BenchPool pool() {
+            return new BenchPool(url, user, password);
+        }
+    }
+
+    /** Returns a store on {@code prefix}, creating its tables when asked. */
+    static JdbcStore store(BenchPool pool, Dialect dialect, String prefix, boolean create) {
+        return JdbcStore.builder(pool).dialect(dialect).tablePrefix(prefix).createSchemaIfMissing(create).build();
+    }
+
+    static TransitionEngine engine(JdbcStore store) {
+        return TransitionEngine.builder().store(store).clock(Clock.system()).build();
+    }
+
+    static TaskRuntime runtime(TransitionEngine engine, String owner, int workers, int batch, Duration poll, Worker<State> worker) {
+        return TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
+                .register(NOOP, QUEUE, worker, QueueOptions.defaults()).build();
+    }
+
+    static long count(BenchPool pool, String sql) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Drops every table and sequence of {@code prefix}. */
+    static void drop(BenchPool pool, String prefix) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            for (String table : new String[] {"tasks", "history", "queues", "schema_version"}) {
+                s.execute("drop table if exists " + prefix + table);
+            }
+            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq"}) {
+                s.execute("drop sequence if exists " + prefix + sequence);
+            }
+        }
+    }
+
+    /** Microseconds since the epoch of an instant of the system clock: comparable between processes of one machine. */
+    static long micros(Instant t) {
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.statekit.jdbc.bench;
+
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.jdbc.Dialect;
+import dev.statekit.jdbc.JdbcStore;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The second process of the JDBC benchmark: a runtime on the same PostgreSQL tables as the first.
+ * It reads commands from its standard input and answers on its standard output:
+ *
+ * <pre>
+ * run PREFIX WORKERS BATCH   starts a runtime of no-op workers; answers "ready", then "completed N" as N grows
+ * latency PREFIX WORKERS     starts a runtime whose workers print "started ID EPOCH_MICROS"; answers as run does
+ * stop                       stops the runtime; answers "stopped"
+ * exit                       ends the process
+ * </pre>
+ *
+ * Arguments: JDBC URL, user, password.
+ */
+public final class BenchNode {
+    private BenchNode() {}
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
+        BenchPool pool = new BenchPool(args[0], args[1], args[2]);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-reporter");
+            t.setDaemon(true);
+            return t;
+        });
+        TaskRuntime runtime = null;
+        java.util.concurrent.ScheduledFuture<?> reporting = null;
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] w = line.trim().split(" ");
+            switch (w[0]) {
+                case "run" -> {
+                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    TaskRuntime rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
+                            Integer.parseInt(w[2]), Integer.parseInt(w[3]), Duration.ofSeconds(1), ctx -> WorkResult.success());
+                    rt.start();
+                    runtime = rt;
+                    reporting = report(reporter, rt, out);
+                    out.println("ready");
+                }
+                case "latency" -> {
+                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    TaskRuntime rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
+                            Integer.parseInt(w[2]), 1, Duration.ofSeconds(30), ctx -> {
+                                long at = Bench.micros(Instant.now());
+                                out.println("started " + ctx.task().id() + " " + at);
+                                return WorkResult.success();
+                            });
+                    rt.start();
+                    runtime = rt;
+                    reporting = report(reporter, rt, out);
+                    out.println("ready");
+                }
+                case "stop" -> {
+                    if (reporting != null) {
+                        reporting.cancel(false);
+                        reporter.submit(() -> { }).get();      // a report under way is printed before the answer
+                    }
+                    reporting = null;
+                    if (runtime != null) runtime.close();
+                    runtime = null;
+                    out.println("stopped");
+                }
+                case "exit" -> {
+                    if (runtime != null) runtime.close();
+                    pool.close();
+                    reporter.shutdownNow();
+                    return;
+                }
+                default -> out.println("unknown command: " + line);
+            }
+        }
+    }
+
+    /** Prints "completed N" whenever the runtime's count of written results grows. */
+    private static java.util.concurrent.ScheduledFuture<?> report(ScheduledExecutorService reporter, TaskRuntime rt, PrintStream out) {
+        long[] last = {-1};
+        return reporter.scheduleAtFixedRate(() -> {
+            long n = rt.completedCount();
+            if (n != last[0]) {
+                last[0] = n;
+                out.println("completed " + n);
+            }
+        }, 1, 1, TimeUnit.MILLISECONDS);
+    }
+}

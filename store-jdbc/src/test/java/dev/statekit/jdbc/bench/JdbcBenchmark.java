@@ -1,0 +1,549 @@
+package dev.statekit.jdbc.bench;
+
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.jdbc.Dialect;
+import dev.statekit.jdbc.JdbcStore;
+import dev.statekit.store.Attributes;
+import dev.statekit.store.NewTask;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Throughput and latency of the runtime on the JDBC store, on PostgreSQL (loopback, durable
+ * commits) and on H2 (a file):
+ *
+ * <ol>
+ * <li>end to end: 100,000 no-op tasks enqueued on a paused queue in batches, then claimed, started
+ *     and completed with history until all are done, by one process and by two (on PostgreSQL the
+ *     second is another JVM started with {@link ProcessBuilder} running {@link BenchNode}; H2 is
+ *     embedded, so there the second runtime runs in the same JVM with a pool of its own). Worker
+ *     counts and batch sizes are swept on fewer tasks first; the best setting runs the full count;</li>
+ * <li>enqueue: {@code Store.createAll} in batches of 1,000, and single {@code create}s from several
+ *     threads;</li>
+ * <li>enqueue → worker start latency on an idle queue: created by this process, started by a runtime
+ *     in the second process (woken by LISTEN/NOTIFY), from the creating side's
+ *     {@link Instant#now()} before the create to the worker's at its start (microseconds of one
+ *     machine's clock). On H2, within one process.</li>
+ * </ol>
+ *
+ * Run with {@code gradle -q :store-jdbc:bench}; options through {@code -PbenchArgs="..."}:
+ * {@code --db pg,h2 --tasks 100000 --sweep-tasks 20000 --workers 4,8,16 --batch 1,16,64
+ * --processes 1,2 --samples 1000 --only run,enqueue,latency --pg-url URL --pg-user U --pg-password P}.
+ */
+public final class JdbcBenchmark {
+    static final double GOAL_RUN = 26_000;
+    static final double GOAL_ENQUEUE = 80_000;
+    static final double GOAL_P99_MS = 20;
+
+    private static final AtomicLong COUNTER = new AtomicLong();
+    private static final String RUN = Long.toString(ProcessHandle.current().pid(), 36);
+
+    private final Map<String, String> options;
+    private final List<String> summary = new ArrayList<>();
+    private Node node;
+
+    private JdbcBenchmark(Map<String, String> options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put("db", "pg,h2");
+        options.put("tasks", "100000");
+        options.put("sweep-tasks", "20000");
+        options.put("workers", "4,8,16");
+        options.put("batch", "1,16,64");
+        options.put("processes", "1,2");
+        options.put("samples", "1000");
+        options.put("only", "run,enqueue,latency");
+        options.put("pg-url", setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit"));
+        options.put("pg-user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
+        options.put("pg-password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--") || !options.containsKey(args[i].substring(2))) {
+                throw new IllegalArgumentException("unknown option " + args[i] + "; options: " + options.keySet());
+            }
+            options.put(args[i].substring(2), args[i + 1]);
+        }
+        if (args.length % 2 != 0) throw new IllegalArgumentException("option " + args[args.length - 1] + " has no value");
+        JdbcBenchmark bench = new JdbcBenchmark(options);
+        try {
+            bench.runAll();
+        } finally {
+            if (bench.node != null) bench.node.close();
+        }
+    }
+
+    private static String setting(String property, String variable, String fallback) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) v = System.getenv(variable);
+        return v == null || v.isBlank() ? fallback : v;
+    }
+
+    private List<String> list(String key) {
+        return Arrays.asList(options.get(key).split(","));
+    }
+
+    private int[] ints(String key) {
+        return list(key).stream().mapToInt(Integer::parseInt).toArray();
+    }
+
+    private int number(String key) {
+        return Integer.parseInt(options.get(key));
+    }
+
+    private void runAll() throws Exception {
+        System.out.println("statekit JDBC store benchmark, " + Runtime.getRuntime().availableProcessors() + " cores, "
+                + System.getProperty("java.vm.name") + " " + System.getProperty("java.version") + ", JVM options "
+                + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        List<String> only = list("only");
+        for (String name : list("db")) {
+            Db db = db(name);
+            System.out.println();
+            System.out.println("== " + db.describe());
+            if (only.contains("enqueue")) enqueue(db);
+            if (only.contains("run")) {
+                for (int processes : ints("processes")) throughput(db, processes);
+            }
+            if (only.contains("latency")) latency(db);
+        }
+        System.out.println();
+        System.out.println("== summary (goals: end to end >= 26,000 tasks/s, batched enqueue >= 80,000 tasks/s,"
+                + " cross-process enqueue -> start p99 < 20 ms)");
+        for (String line : summary) System.out.println(line);
+    }
+
+    // --- databases ------------------------------------------------------------------------------
+
+    /** A database to measure; {@link #fresh()} returns the one a measurement uses. */
+    private record Db(String name, Dialect dialect, String url, String user, String password, String settings) {
+        BenchPool pool() {
+            return new BenchPool(url, user, password);
+        }
+
+        boolean postgres() {
+            return dialect == Dialect.POSTGRESQL;
+        }
+
+        /** PostgreSQL: the same database (each run has its own prefix); H2: a new file. */
+        Db fresh() {
+            if (postgres()) return this;
+            return new Db(name, dialect, h2Url(), user, password, settings);
+        }
+
+        String describe() {
+            return name + " (" + settings + ")";
+        }
+    }
+
+    private static Path h2Dir() {
+        String dir = System.getProperty("statekit.buildDir");
+        return (dir != null ? Paths.get(dir) : Paths.get("build")).toAbsolutePath().resolve("bench-h2");
+    }
+
+    private static String h2Url() {
+        return "jdbc:h2:file:" + h2Dir().resolve("db-" + RUN + "-" + COUNTER.incrementAndGet());
+    }
+
+    private Db db(String name) throws SQLException {
+        if (name.equals("h2")) {
+            Db probe = new Db("H2", Dialect.H2, h2Url(), "sa", "", "");
+            BenchPool pool = probe.pool();
+            String version;
+            try (Connection c = pool.getConnection()) {
+                version = c.getMetaData().getDatabaseProductVersion();
+            } finally {
+                cleanUp(probe, pool, "none_");
+            }
+            return new Db("H2", Dialect.H2, h2Url(), "sa", "", "H2 " + version + ", embedded, a new file per run under "
+                    + h2Dir() + "; a commit does not force the file to disk");
+        }
+        if (!name.equals("pg")) throw new IllegalArgumentException("unknown database " + name + " (pg or h2)");
+        String url = options.get("pg-url");
+        StringBuilder settings = new StringBuilder("PostgreSQL at ").append(url);
+        BenchPool pool = new BenchPool(url, options.get("pg-user"), options.get("pg-password"));
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("show server_version")) {
+                rs.next();
+                settings.append(", server ").append(rs.getString(1));
+            }
+            for (String setting : new String[] {"fsync", "synchronous_commit", "wal_sync_method", "shared_buffers", "max_connections"}) {
+                try (ResultSet rs = s.executeQuery("show " + setting)) {
+                    rs.next();
+                    settings.append(", ").append(setting).append('=').append(rs.getString(1));
+                }
+            }
+        } finally {
+            pool.close();
+        }
+        return new Db("PostgreSQL", Dialect.POSTGRESQL, url, options.get("pg-user"), options.get("pg-password"), settings.toString());
+    }
+
+    private static String prefix() {
+        return "bench" + RUN + "_" + COUNTER.incrementAndGet() + "_";
+    }
+
+    private static void cleanUp(Db db, BenchPool pool, String prefix) {
+        try {
+            if (db.postgres()) Bench.drop(pool, prefix);
+        } catch (SQLException e) {
+            System.out.println("  (could not drop the tables of " + prefix + ": " + e.getMessage() + ")");
+        } finally {
+            pool.close();
+        }
+        if (!db.postgres()) {
+            String file = db.url().substring("jdbc:h2:file:".length());
+            for (String suffix : new String[] {".mv.db", ".trace.db"}) {
+                try {
+                    Files.deleteIfExists(Paths.get(file + suffix));
+                } catch (IOException e) {
+                    System.out.println("  (could not delete " + file + suffix + ")");
+                }
+            }
+        }
+    }
+
+    private static List<NewTask> newTasks(int n, Instant now) {
+        List<NewTask> tasks = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) tasks.add(newTask(now));
+        return tasks;
+    }
+
+    private static NewTask newTask(Instant now) {
+        return new NewTask(Bench.NOOP.name(), Bench.NOOP.version(), Bench.NOOP.initial().name(), Bench.QUEUE, 0, null,
+                Attributes.EMPTY, null, null, null, now);
+    }
+
+    // --- (a) end to end ---------------------------------------------------------------------------
+
+    private void throughput(Db db, int processes) throws Exception {
+        int sweepTasks = number("sweep-tasks");
+        int tasks = number("tasks");
+        String who = processes == 1 ? "1 process"
+                : db.postgres() ? "2 processes (a second JVM)" : "2 runtimes in one JVM, each with its own pool (H2 is embedded)";
+        System.out.printf(Locale.ROOT, "(a) end to end, %s: sweep over %,d tasks per setting (workers per process x batch size)%n",
+                who, sweepTasks);
+        double best = -1;
+        int bestWorkers = 0;
+        int bestBatch = 0;
+        for (int batch : ints("batch")) {
+            for (int workers : ints("workers")) {
+                double rate = run(db, sweepTasks, processes, workers, batch);
+                System.out.printf(Locale.ROOT, "    workers %2d, batch %3d: %,8.0f tasks/s%n", workers, batch, rate);
+                if (rate > best) {
+                    best = rate;
+                    bestWorkers = workers;
+                    bestBatch = batch;
+                }
+            }
+        }
+        double full = run(db, tasks, processes, bestWorkers, bestBatch);
+        String line = String.format(Locale.ROOT, "%s, %s: end to end %,.0f tasks/s (%,d no-op tasks; best setting: %d workers per"
+                + " process, batch size %d) — goal >= %,.0f: %s", db.name(), who, full, tasks, bestWorkers, bestBatch, GOAL_RUN,
+                full >= GOAL_RUN ? "met" : "short");
+        System.out.println("  " + line);
+        summary.add(line);
+    }
+
+    /** One end-to-end run; returns tasks per second from the queue's resumption until every result is written. */
+    private double run(Db template, int n, int processes, int workers, int batch) throws Exception {
+        Db db = template.fresh();
+        String prefix = prefix();
+        BenchPool pool = db.pool();
+        BenchPool secondPool = null;
+        try {
+            JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
+            store.pauseQueue(Bench.QUEUE, "loading");
+            Instant now = Instant.now();
+            for (int done = 0; done < n; done += 1000) store.createAll(newTasks(Math.min(1000, n - done), now));
+            TaskRuntime first = Bench.runtime(Bench.engine(store), "bench-1", workers, batch, Duration.ofMillis(100),
+                    ctx -> WorkResult.success());
+            TaskRuntime second = null;
+            Node remote = null;
+            if (processes >= 2) {
+                if (db.postgres()) {
+                    remote = node(db);
+                    remote.start("run " + prefix + " " + workers + " " + batch);
+                } else {
+                    secondPool = db.pool();
+                    second = Bench.runtime(Bench.engine(Bench.store(secondPool, db.dialect(), prefix, false)), "bench-2",
+                            workers, batch, Duration.ofMillis(100), ctx -> WorkResult.success());
+                    second.start();
+                }
+            }
+            first.start();
+            long t0 = System.nanoTime();
+            first.resume(Bench.QUEUE);
+            long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
+            while (first.completedCount() + (second != null ? second.completedCount() : 0) + (remote != null ? remote.completed : 0) < n) {
+                if (System.nanoTime() > deadline) throw new IllegalStateException("tasks did not finish within 10 minutes");
+                LockSupport.parkNanos(200_000);
+            }
+            long t1 = System.nanoTime();
+            first.close();
+            if (second != null) second.close();
+            if (remote != null) remote.stop();
+            String tasks = prefix + "tasks";
+            long done = Bench.count(pool, "select count(*) from " + tasks + " where state = 'DONE'");
+            long history = Bench.count(pool, "select count(*) from " + prefix + "history");
+            if (done != n || history != 2L * n) {
+                throw new IllegalStateException(done + " tasks done and " + history + " history entries, expected " + n + " and " + 2 * n);
+            }
+            return n * 1e9 / (t1 - t0);
+        } finally {
+            if (secondPool != null) secondPool.close();
+            cleanUp(db, pool, prefix);
+        }
+    }
+
+    // --- (b) enqueue ------------------------------------------------------------------------------
+
+    private void enqueue(Db template) throws Exception {
+        int n = number("tasks");
+        double batched = 0;
+        for (int threads : new int[] {1, 2}) {
+            for (int round = 0; round < 2; round++) {      // the first round warms up
+                double rate = createAll(template, n, threads);
+                if (round == 1) {
+                    System.out.printf(Locale.ROOT, "(b) enqueue: %,d tasks with Store.createAll in batches of 1,000, %d thread(s): %,.0f tasks/s%n",
+                            n, threads, rate);
+                    batched = Math.max(batched, rate);
+                }
+            }
+        }
+        int singles = Math.min(n, 20_000);
+        double single = createOneByOne(template, singles, 8);
+        System.out.printf(Locale.ROOT, "(b) enqueue: %,d tasks with single Store.create calls from 8 threads: %,.0f tasks/s%n", singles, single);
+        String line = String.format(Locale.ROOT, "%s: batched enqueue %,.0f tasks/s (Store.createAll, batches of 1,000) — goal >= %,.0f: %s;"
+                + " single creates from 8 threads %,.0f tasks/s", template.name(), batched, GOAL_ENQUEUE, batched >= GOAL_ENQUEUE ? "met" : "short",
+                single);
+        summary.add(line);
+    }
+
+    private double createAll(Db template, int n, int threads) throws Exception {
+        Db db = template.fresh();
+        String prefix = prefix();
+        BenchPool pool = db.pool();
+        try {
+            JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
+            Instant now = Instant.now();
+            List<List<NewTask>> batches = new ArrayList<>();
+            for (int done = 0; done < n; done += 1000) batches.add(newTasks(Math.min(1000, n - done), now));
+            AtomicLong next = new AtomicLong();
+            long t0 = System.nanoTime();
+            inThreads(threads, () -> {
+                for (long i; (i = next.getAndIncrement()) < batches.size(); ) store.createAll(batches.get((int) i));
+            });
+            long t1 = System.nanoTime();
+            long count = Bench.count(pool, "select count(*) from " + prefix + "tasks");
+            if (count != n) throw new IllegalStateException(count + " tasks created, expected " + n);
+            return n * 1e9 / (t1 - t0);
+        } finally {
+            cleanUp(db, pool, prefix);
+        }
+    }
+
+    private double createOneByOne(Db template, int n, int threads) throws Exception {
+        Db db = template.fresh();
+        String prefix = prefix();
+        BenchPool pool = db.pool();
+        try {
+            JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
+            AtomicLong next = new AtomicLong();
+            long t0 = System.nanoTime();
+            inThreads(threads, () -> {
+                while (next.getAndIncrement() < n) store.create(newTask(Instant.now()));
+            });
+            long t1 = System.nanoTime();
+            return n * 1e9 / (t1 - t0);
+        } finally {
+            cleanUp(db, pool, prefix);
+        }
+    }
+
+    private static void inThreads(int threads, Runnable body) throws InterruptedException {
+        List<Thread> all = new ArrayList<>();
+        Throwable[] failure = new Throwable[1];
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(body, "bench-enqueue-" + i);
+            t.setUncaughtExceptionHandler((th, e) -> failure[0] = e);
+            all.add(t);
+            t.start();
+        }
+        for (Thread t : all) t.join();
+        if (failure[0] != null) throw new IllegalStateException("an enqueue thread failed", failure[0]);
+    }
+
+    // --- (c) latency ------------------------------------------------------------------------------
+
+    private void latency(Db template) throws Exception {
+        int samples = number("samples");
+        Db db = template.fresh();
+        String prefix = prefix();
+        BenchPool pool = db.pool();
+        try {
+            JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
+            long[] micros = new long[samples];
+            long[] createMicros = new long[samples];
+            String where;
+            if (db.postgres()) {
+                where = "created by this process, started by a runtime in a second JVM (2 workers, woken by LISTEN/NOTIFY, poll every 30 s)";
+                Node remote = node(db);
+                remote.start("latency " + prefix + " 2");
+                int warmUp = Math.min(200, samples);
+                for (int i = -warmUp; i < samples; i++) {
+                    long before = remote.completed;
+                    Instant t0 = Instant.now();
+                    long id = store.create(newTask(t0)).task().id();
+                    long created = Bench.micros(Instant.now());
+                    long[] started = remote.started.poll(30, TimeUnit.SECONDS);
+                    if (started == null) throw new IllegalStateException("task " + id + " did not start within 30 s");
+                    if (started[0] != id) throw new IllegalStateException("task " + started[0] + " started, expected " + id);
+                    if (i >= 0) {
+                        micros[i] = started[1] - Bench.micros(t0);
+                        createMicros[i] = created - Bench.micros(t0);
+                    }
+                    while (remote.completed == before) LockSupport.parkNanos(50_000);     // idle again before the next sample
+                }
+                remote.stop();
+            } else {
+                where = "created and started in one process (H2 is embedded: the runtime is woken in memory)";
+                TransitionEngine engine = Bench.engine(store);
+                AtomicLong startedAt = new AtomicLong();
+                TaskRuntime rt = Bench.runtime(engine, "bench-latency", 2, 1, Duration.ofSeconds(30), ctx -> {
+                    startedAt.set(Bench.micros(Instant.now()));
+                    return WorkResult.success();
+                });
+                rt.start();
+                int warmUp = Math.min(200, samples);
+                for (int i = -warmUp; i < samples; i++) {
+                    long before = rt.completedCount();
+                    startedAt.set(0);
+                    Instant t0 = Instant.now();
+                    engine.create(Bench.NOOP, TaskSpec.defaults().queue(Bench.QUEUE));
+                    long created = Bench.micros(Instant.now());
+                    long s;
+                    while ((s = startedAt.get()) == 0) LockSupport.parkNanos(10_000);
+                    if (i >= 0) {
+                        micros[i] = s - Bench.micros(t0);
+                        createMicros[i] = created - Bench.micros(t0);
+                    }
+                    while (rt.completedCount() == before) LockSupport.parkNanos(10_000);
+                }
+                rt.close();
+            }
+            Arrays.sort(micros);
+            Arrays.sort(createMicros);
+            double p50 = micros[samples / 2] / 1e3;
+            double p99 = micros[Math.min(samples - 1, (int) (samples * 0.99))] / 1e3;
+            System.out.printf(Locale.ROOT, "(c) enqueue -> worker start, %,d single tasks on an idle queue, %s: p50 %.2f ms, p99 %.2f ms,"
+                    + " max %.2f ms (the create's own commit: p50 %.2f ms)%n", samples, where, p50, p99, micros[samples - 1] / 1e3,
+                    createMicros[samples / 2] / 1e3);
+            summary.add(String.format(Locale.ROOT, "%s: enqueue -> start %s p50 %.2f ms, p99 %.2f ms — goal p99 < %.0f ms: %s",
+                    db.name(), db.postgres() ? "across processes" : "in one process", p50, p99, GOAL_P99_MS, p99 < GOAL_P99_MS ? "met" : "short"));
+        } finally {
+            cleanUp(db, pool, prefix);
+        }
+    }
+
+    // --- the second process -------------------------------------------------------------------------
+
+    private Node node(Db db) throws IOException {
+        if (node == null) node = new Node(db);
+        return node;
+    }
+
+    /** A {@link BenchNode} in a JVM of its own, driven through its standard input and output. */
+    private static final class Node {
+        final Process process;
+        final Writer in;
+        final BlockingQueue<String> control = new LinkedBlockingQueue<>();
+        final BlockingQueue<long[]> started = new LinkedBlockingQueue<>();
+        volatile long completed;
+
+        Node(Db db) throws IOException {
+            String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+            List<String> command = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx1g", "-XX:+UseParallelGC",
+                    "-cp", System.getProperty("java.class.path"), BenchNode.class.getName(), db.url(), db.user(), db.password()));
+            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            Thread reader = new Thread(this::read, "bench-node-reader");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        private void read() {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    if (line.startsWith("completed ")) {
+                        completed = Long.parseLong(line.substring("completed ".length()));
+                    } else if (line.startsWith("started ")) {
+                        String[] w = line.split(" ");
+                        started.add(new long[] {Long.parseLong(w[1]), Long.parseLong(w[2])});
+                    } else {
+                        control.add(line);
+                    }
+                }
+            } catch (IOException e) {
+                control.add("failed: " + e);
+            }
+            control.add("ended");
+        }
+
+        private void send(String command, String answer) throws IOException, InterruptedException {
+            in.write(command + "\n");
+            in.flush();
+            String got = control.poll(60, TimeUnit.SECONDS);
+            if (!answer.equals(got)) throw new IllegalStateException("the second process answered " + got + " to " + command);
+        }
+
+        void start(String command) throws IOException, InterruptedException {
+            completed = 0;
+            started.clear();
+            send(command, "ready");
+        }
+
+        void stop() throws IOException, InterruptedException {
+            send("stop", "stopped");
+        }
+
+        void close() throws InterruptedException {
+            try {
+                in.write("exit\n");
+                in.flush();
+            } catch (IOException e) {
+                // already gone
+            }
+            if (!process.waitFor(30, TimeUnit.SECONDS)) process.destroyForcibly();
+        }
+    }
+}
