@@ -1,0 +1,422 @@
+package dev.statekit.jdbc.multiprocess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.jdbc.Dialect;
+import dev.statekit.jdbc.JdbcStore;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Promises 3, 4 and 5 across real processes: three JVMs run the statekit runtime on one PostgreSQL
+ * database while one of them is killed with SIGKILL at random moments, four times, and restarted
+ * (twice under the owner name it had, twice under a new one).
+ *
+ * <p>20,000 tasks are created up front: 300 on a queue limited to one running task, the rest on
+ * unlimited queues. Leases are short (2 s, renewed every 500 ms, polls every 250 ms), so recovery
+ * is fast. The workers record every attempt in a table of the test's own, keyed by task and
+ * fencing token, with start and end times taken from the database clock. A trigger of the test
+ * copies every history row into a side table as it is inserted, numbered in the order the
+ * database saw the inserts.
+ *
+ * <p>When every task is done the test checks: every task is DONE with exactly one COMPLETE in its
+ * history and none is missing; the limited queue's committed attempts never overlap in database
+ * time, and, from the history in database order, no START on that queue happened while another
+ * of its tasks was held (between a START and its COMPLETE or recovery RELEASE); after each kill,
+ * every task the dead process held was started again within lease + poll + 1.5 s.
+ */
+class MultiProcessSafetyTest {
+    static final int TASKS = 20_000;
+    static final int LIMITED_TASKS = 300;
+    static final List<String> BULK = List.of("bulk-a", "bulk-b");
+    static final int NODES = 3;
+    static final int KILLS = 4;
+    static final Duration LEASE = Duration.ofMillis(2_000);
+    static final Duration HEARTBEAT = Duration.ofMillis(500);
+    static final Duration POLL = Duration.ofMillis(250);
+    static final Duration MARGIN = Duration.ofMillis(1_500);
+    static final Duration DEADLINE = Duration.ofMinutes(4);
+    static final int WORKERS = 3;
+    static final int BATCH = 8;
+    static final int LIMITED_WORK = 1_500;     // CPU units per task of the limited queue
+    static final int BULK_WORK = 20;           // CPU units per task of the unlimited queues
+
+    private String prefix;
+    private SmallPool pool;
+    private final List<Path> logs = new ArrayList<>();
+    private int incarnations;
+
+    /** One killed process: who it was, when it died, what it held, who replaced it. */
+    private record Kill(int number, String owner, String restartedAs, Instant at, Map<Long, Long> held) {}
+
+    /** One running node process. */
+    private record NodeProcess(String owner, Process process, Path log) {}
+
+    @Test
+    void twentyThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
+        Pg.require();
+        prefix = Pg.uniquePrefix("mp");
+        pool = new SmallPool(Pg.url(), Pg.properties(), 8);
+        NodeProcess[] nodes = new NodeProcess[NODES];
+        try {
+            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL)
+                    .createSchemaIfMissing(true).build();
+            prepareTables();
+            long created = System.nanoTime();
+            createTasks(store);
+            System.out.printf("multi-process: created %d tasks in %d ms%n", TASKS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - created));
+
+            long seed = System.nanoTime();
+            Random random = new Random(seed);
+            double[] thresholds = new double[KILLS];
+            for (int k = 0; k < KILLS; k++) thresholds[k] = (0.10 + 0.2 * k + 0.1 * random.nextDouble()) * TASKS;
+
+            long started = System.nanoTime();
+            for (int i = 0; i < NODES; i++) nodes[i] = launch("node-" + i);
+            List<Kill> kills = new ArrayList<>();
+            long deadline = started + DEADLINE.toNanos();
+            while (true) {
+                long done = scalar("select count(*) from " + prefix + "tasks where state = 'DONE'");
+                if (done == TASKS) break;
+                if (System.nanoTime() > deadline) {
+                    fail("only " + done + " of " + TASKS + " tasks done after " + DEADLINE + " (seed " + seed + ")" + tails());
+                }
+                for (NodeProcess n : nodes) {
+                    if (!n.process().isAlive()) fail("node " + n.owner() + " exited by itself" + tails());
+                }
+                if (kills.size() < KILLS && done >= thresholds[kills.size()]) {
+                    int victim = random.nextInt(NODES);
+                    boolean sameOwner = kills.size() % 2 == 0;
+                    kills.add(kill(nodes, victim, sameOwner, kills.size() + 1));
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            }
+            double seconds = (System.nanoTime() - started) / 1e9;
+            for (NodeProcess n : nodes) stop(n);
+
+            assertThat(kills).as("kills (seed %d)", seed).hasSize(KILLS);
+            checkEveryTaskDoneOnce();
+            int limitedAttempts = checkLimitedIntervals(store);
+            int limitedStarts = checkLimitedLeasesInDatabaseOrder();
+            Duration maxRecovery = checkRecoveries(kills);
+            long attempts = scalar("select count(*) from " + prefix + "effects");
+            System.out.printf("multi-process: %d tasks on %d processes in %.1f s (%.0f tasks/s), %d kills (%s), "
+                            + "%d worker attempts for %d tasks, limited queue: %d starts and %d committed attempts without overlap, "
+                            + "max recovery delay %d ms (bound %d ms), seed %d%n",
+                    TASKS, NODES, seconds, TASKS / seconds, kills.size(), describe(kills), attempts, TASKS, limitedStarts,
+                    limitedAttempts, maxRecovery.toMillis(), LEASE.plus(POLL).plus(MARGIN).toMillis(), seed);
+        } finally {
+            for (NodeProcess n : nodes) {
+                if (n != null && n.process().isAlive()) {
+                    n.process().destroyForcibly();
+                    n.process().waitFor(10, TimeUnit.SECONDS);
+                }
+            }
+            try {
+                Pg.drop(pool, prefix, "effects", "history_seen");
+                try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("drop function if exists " + prefix + "seen()");
+                }
+            } finally {
+                pool.close();
+            }
+        }
+    }
+
+    // --- setup ------------------------------------------------------------------------------
+
+    private void prepareTables() throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("create table " + prefix + "effects (task_id bigint not null, fencing_token bigint not null,"
+                    + " node text not null, queue text not null, started_at timestamptz not null default clock_timestamp(),"
+                    + " ended_at timestamptz, primary key (task_id, fencing_token))");
+            s.execute("create table " + prefix + "history_seen (seq bigserial primary key, task_id bigint not null,"
+                    + " version bigint not null, event text not null, actor text, at timestamptz not null,"
+                    + " db_at timestamptz not null default clock_timestamp())");
+            s.execute("create function " + prefix + "seen() returns trigger language plpgsql as $$ begin"
+                    + " insert into " + prefix + "history_seen (task_id, version, event, actor, at)"
+                    + " values (new.task_id, new.version, new.event, new.actor, new.at); return null; end $$");
+            s.execute("create trigger " + prefix + "seen after insert on " + prefix + "history for each row execute procedure "
+                    + prefix + "seen()");
+        }
+    }
+
+    private static void createTasks(JdbcStore store) throws Exception {
+        TransitionEngine engine = TransitionEngine.builder().store(store).build();
+        int threads = 4;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            int every = TASKS / LIMITED_TASKS;
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                futures.add(pool.submit(() -> {
+                    for (int i = first; i < TASKS; i += threads) {
+                        String queue = i % every == 0 && i / every < LIMITED_TASKS ? Node.LIMITED : BULK.get(i % BULK.size());
+                        engine.create(Chores.MACHINE, TaskSpec.defaults().queue(queue));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) f.get(3, TimeUnit.MINUTES);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // --- processes --------------------------------------------------------------------------
+
+    private NodeProcess launch(String owner) throws IOException {
+        String app = owner + "-" + (++incarnations);
+        Path dir = buildDir().resolve("multiprocess").resolve(prefix);
+        Files.createDirectories(dir);
+        Path log = dir.resolve(app + ".log");
+        logs.add(log);
+        List<String> command = new ArrayList<>(List.of(
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+                "-cp", System.getProperty("java.class.path"), Node.class.getName(),
+                "url=" + Pg.url(), "user=" + Pg.user(), "password=" + Pg.password(), "prefix=" + prefix, "owner=" + owner,
+                "app=" + app, "lease=" + LEASE.toMillis(), "heartbeat=" + HEARTBEAT.toMillis(), "poll=" + POLL.toMillis(),
+                "workers=" + WORKERS, "batch=" + BATCH, "limitedWork=" + LIMITED_WORK, "bulkWork=" + BULK_WORK,
+                "queues=" + String.join(",", BULK)));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new NodeProcess(owner, p, log);
+    }
+
+    private Kill kill(NodeProcess[] nodes, int victim, boolean sameOwner, int number) throws Exception {
+        NodeProcess n = nodes[victim];
+        Instant at = Instant.now();
+        n.process().destroyForcibly();      // SIGKILL on Linux
+        if (!n.process().waitFor(10, TimeUnit.SECONDS)) fail("node " + n.owner() + " did not die");
+        awaitDisconnected(n.log().getFileName().toString().replace(".log", ""));
+        Map<Long, Long> held = new HashMap<>();
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("select id, version from " + prefix + "tasks where lease_owner = ?"
+                     + " and lease_token is not null")) {
+            ps.setString(1, n.owner());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) held.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        String owner = sameOwner ? n.owner() : "node-" + victim + "-" + number;
+        nodes[victim] = launch(owner);
+        System.out.printf("multi-process: kill %d of %s (holding %d tasks), restarted as %s%n", number, n.owner(), held.size(), owner);
+        return new Kill(number, n.owner(), owner, at, held);
+    }
+
+    /** Waits until the database has ended every session of a killed process, so that its last writes are settled. */
+    private void awaitDisconnected(String app) throws SQLException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try (Connection c = pool.getConnection();
+                 PreparedStatement ps = c.prepareStatement("select count(*) from pg_stat_activity where application_name = ?")) {
+                ps.setString(1, app);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) == 0) return;
+                }
+            }
+            if (System.nanoTime() > deadline) fail("the database kept sessions of the killed process " + app);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+
+    private static void stop(NodeProcess n) throws InterruptedException {
+        try {
+            n.process().getOutputStream().close();      // the end of its input tells the node to stop
+        } catch (IOException e) {
+            // already gone
+        }
+        if (!n.process().waitFor(30, TimeUnit.SECONDS)) {
+            n.process().destroyForcibly();
+            n.process().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    // --- checks -----------------------------------------------------------------------------
+
+    private void checkEveryTaskDoneOnce() throws SQLException {
+        assertThat(scalar("select count(*) from " + prefix + "tasks")).as("tasks").isEqualTo(TASKS);
+        assertThat(scalar("select count(*) from " + prefix + "tasks where state = 'DONE' and lease_token is null"))
+                .as("tasks DONE without a lease").isEqualTo(TASKS);
+        assertThat(scalar("select count(*) from " + prefix + "history where event = 'COMPLETE'")).as("COMPLETE entries")
+                .isEqualTo(TASKS);
+        assertThat(scalar("select count(distinct task_id) from " + prefix + "history where event = 'COMPLETE'"))
+                .as("tasks completed").isEqualTo(TASKS);
+        assertThat(scalar("select count(*) from " + prefix + "history_seen")).as("history rows seen by the trigger")
+                .isEqualTo(scalar("select count(*) from " + prefix + "history"));
+    }
+
+    /**
+     * Checks that every task's committed attempt (the one whose fencing token the task recorded when
+     * it completed) left a finished effect, and that those of the limited queue do not overlap in
+     * database time. Returns how many limited attempts were compared.
+     */
+    private int checkLimitedIntervals(JdbcStore store) throws SQLException {
+        Map<Long, Long> committedToken = new HashMap<>();
+        Map<Long, String> queueOf = new HashMap<>();
+        long after = 0;
+        while (true) {
+            var page = store.query(TaskQuery.all().after(after).limit(TaskQuery.MAX_LIMIT));
+            for (TaskRecord t : page.items()) {
+                String token = t.attributes().get("token");
+                assertThat(token).as("fencing token recorded by task %d", t.id()).isNotNull();
+                committedToken.put(t.id(), Long.parseLong(token));
+                queueOf.put(t.id(), t.queue());
+            }
+            if (page.nextAfterId() == null) break;
+            after = page.nextAfterId();
+        }
+        assertThat(committedToken).hasSize(TASKS);
+        List<Instant[]> intervals = new ArrayList<>();
+        int committed = 0;
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select task_id, fencing_token, started_at, ended_at from " + prefix + "effects")) {
+            while (rs.next()) {
+                long id = rs.getLong(1);
+                if (committedToken.get(id) == null || committedToken.get(id) != rs.getLong(2)) continue;
+                Timestamp ended = rs.getTimestamp(4);
+                assertThat(ended).as("end of the committed attempt of task %d", id).isNotNull();
+                committed++;
+                if (Node.LIMITED.equals(queueOf.get(id))) {
+                    intervals.add(new Instant[] {rs.getTimestamp(3).toInstant(), ended.toInstant(), Instant.ofEpochSecond(id)});
+                }
+            }
+        }
+        assertThat(committed).as("tasks with a committed, finished effect").isEqualTo(TASKS);
+        assertThat(intervals).as("committed attempts of the limited queue").hasSize(LIMITED_TASKS);
+        intervals.sort((x, y) -> x[0].compareTo(y[0]));
+        for (int i = 1; i < intervals.size(); i++) {
+            Instant[] before = intervals.get(i - 1);
+            Instant[] next = intervals.get(i);
+            assertThat(next[0]).as("start of task %d's committed attempt, after the end of task %d's", next[2].getEpochSecond(),
+                    before[2].getEpochSecond()).isAfterOrEqualTo(before[1]);
+        }
+        return intervals.size();
+    }
+
+    /**
+     * Walks the limited queue's history in the order the database inserted it: a START may only
+     * come when no task of the queue is held, and only the holder's COMPLETE (or another result)
+     * or recovery RELEASE ends the hold. Returns how many STARTs it saw.
+     */
+    private int checkLimitedLeasesInDatabaseOrder() throws SQLException {
+        Long holder = null;
+        long holderVersion = 0;
+        int starts = 0;
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select h.seq, h.task_id, h.version, h.event, h.actor from " + prefix + "history_seen h"
+                     + " join " + prefix + "tasks t on t.id = h.task_id where t.queue = '" + Node.LIMITED + "' order by h.seq")) {
+            while (rs.next()) {
+                long id = rs.getLong(2);
+                long version = rs.getLong(3);
+                String event = rs.getString(4);
+                if ("START".equals(event)) {
+                    if (holder != null) {
+                        fail("task " + id + " of the limited queue started (version " + version + ", by " + rs.getString(5)
+                                + ") while task " + holder + " was held since version " + holderVersion);
+                    }
+                    holder = id;
+                    holderVersion = version;
+                    starts++;
+                } else if ("COMPLETE".equals(event) || "RELEASE".equals(event) || "RETRYABLE".equals(event) || "FAIL".equals(event)) {
+                    if (holder == null || holder != id) fail(event + " of task " + id + " while task " + holder + " was held");
+                    holder = null;
+                }
+            }
+        }
+        assertThat(holder).as("a limited task still held at the end").isNull();
+        assertThat(starts).as("starts on the limited queue").isGreaterThanOrEqualTo(LIMITED_TASKS);
+        return starts;
+    }
+
+    /** Checks that every task a killed process held was started again in time; returns the longest delay. */
+    private Duration checkRecoveries(List<Kill> kills) throws SQLException {
+        Duration bound = LEASE.plus(POLL).plus(MARGIN);
+        Duration max = Duration.ZERO;
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("select at from " + prefix + "history where task_id = ? and version > ?"
+                     + " and event = 'START' order by version limit 1")) {
+            for (Kill k : kills) {
+                for (Map.Entry<Long, Long> held : k.held().entrySet()) {
+                    ps.setLong(1, held.getKey());
+                    ps.setLong(2, held.getValue());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) fail("task " + held.getKey() + " held by " + k.owner() + " at kill " + k.number() + " never started again");
+                        Duration delay = Duration.between(k.at(), rs.getTimestamp(1).toInstant());
+                        assertThat(delay).as("delay until task %d, held by %s at kill %d, started again", held.getKey(), k.owner(),
+                                k.number()).isLessThanOrEqualTo(bound);
+                        if (delay.compareTo(max) > 0) max = delay;
+                    }
+                }
+            }
+        }
+        return max;
+    }
+
+    // --- helpers ----------------------------------------------------------------------------
+
+    private long scalar(String query) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static String describe(List<Kill> kills) {
+        List<String> parts = new ArrayList<>();
+        for (Kill k : kills) {
+            parts.add(k.owner() + (k.owner().equals(k.restartedAs()) ? " restarted as itself" : " replaced by " + k.restartedAs())
+                    + " holding " + k.held().size());
+        }
+        return String.join("; ", parts);
+    }
+
+    private String tails() {
+        StringBuilder b = new StringBuilder();
+        for (Path log : logs) {
+            try {
+                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+                b.append("\n--- ").append(log.getFileName()).append(" (last lines)\n");
+                for (String line : lines.subList(Math.max(0, lines.size() - 15), lines.size())) b.append(line).append('\n');
+            } catch (IOException e) {
+                b.append("\n--- ").append(log).append(": ").append(e);
+            }
+        }
+        return b.toString();
+    }
+
+    private static Path buildDir() {
+        String dir = System.getProperty("statekit.buildDir");
+        return (dir != null ? Paths.get(dir) : Paths.get("build")).toAbsolutePath();
+    }
+}
