@@ -364,7 +364,13 @@ public final class TaskRuntime implements AutoCloseable {
         int filled = 0;
         while (filled < slots) {
             if (!reserve(1)) return filled;
-            List<Run<S, E>> batch = claimBatch(r, now);
+            List<Run<S, E>> batch;
+            try {
+                batch = claimBatch(r, now);
+            } catch (RuntimeException e) {
+                free.incrementAndGet();      // a failed claim (the store unavailable) must not take the slot with it
+                throw e;
+            }
             if (batch.isEmpty()) {
                 free.incrementAndGet();
                 return filled;
