@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code examples} command line.
@@ -34,12 +35,23 @@ import java.util.Optional;
  * examples diagram NAME     the Mermaid diagram of machine NAME
  * </pre>
  *
- * <p>The hosts run on the system clock against an in-memory store and end by themselves within
- * seconds; their exit status is 0 when the run ended as expected.
+ * <p>The hosts run on the system clock and end by themselves within seconds; their exit status is
+ * 0 when the run ended as expected. Their store is, after the host's name:
+ *
+ * <pre>
+ * (nothing)                                   an H2 database in ./build/statekit-h2/ (created when missing)
+ * --jdbc-url URL [--user U] [--password P]    the database at URL: PostgreSQL, or H2
+ * --in-memory                                 an in-memory store
+ * </pre>
+ *
+ * A JDBC store runs on tables of a fresh prefix, dropped at the end of the run (see {@link Stores}).
  */
 public final class Main {
-    private static final String USAGE =
-            "usage: examples [novel-proofer | read-do | etl | compression | demo | list | diagram NAME]";
+    private static final String USAGE = String.join(System.lineSeparator(),
+            "usage: examples [novel-proofer | read-do | etl | compression] [STORE]",
+            "       examples demo | list | diagram NAME",
+            "STORE: nothing for an H2 database in ./build/statekit-h2/, --jdbc-url URL [--user U] [--password P]"
+                    + " for PostgreSQL (or H2) at URL, --in-memory for an in-memory store");
 
     /** A host program over a store. */
     @FunctionalInterface
@@ -67,6 +79,12 @@ public final class Main {
      *         error or an unknown machine
      */
     static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (!args.isEmpty() && args.get(0).startsWith("--")) {
+            List<String> withHost = new java.util.ArrayList<>();
+            withHost.add("novel-proofer");
+            withHost.addAll(args);
+            args = withHost;
+        }
         String command = args.isEmpty() ? "novel-proofer" : args.get(0);
         switch (command) {
             case "novel-proofer":
@@ -105,13 +123,69 @@ public final class Main {
     }
 
     private static int host(List<String> args, PrintStream out, PrintStream err, Host host) {
-        if (args.size() > 1) return usage(err);
+        StoreChoice choice = StoreChoice.parse(args.isEmpty() ? List.of() : args.subList(1, args.size()));
+        if (choice == null) return usage(err);
+        Stores.Opened opened;
         try {
-            return host.run(new InMemoryStore(), out);
+            opened = choice.open();
+        } catch (RuntimeException e) {
+            err.println("cannot open the store: " + e.getMessage());
+            return 1;
+        }
+        try (opened) {
+            out.println("store: " + opened.description());
+            return host.run(opened.store(), out);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("interrupted");
             return 1;
+        }
+    }
+
+    /** The store options of a host command. */
+    private record StoreChoice(boolean inMemory, @Nullable String url, @Nullable String user, @Nullable String password) {
+        /** Returns the choice {@code options} make, or null when they are not valid. */
+        static @Nullable StoreChoice parse(List<String> options) {
+            boolean inMemory = false;
+            String url = null;
+            String user = null;
+            String password = null;
+            for (int i = 0; i < options.size(); i++) {
+                String option = options.get(i);
+                if (option.equals("--in-memory")) {
+                    if (inMemory) return null;
+                    inMemory = true;
+                    continue;
+                }
+                if (i + 1 >= options.size()) return null;
+                String value = options.get(++i);
+                switch (option) {
+                    case "--jdbc-url" -> {
+                        if (url != null) return null;
+                        url = value;
+                    }
+                    case "--user" -> {
+                        if (user != null) return null;
+                        user = value;
+                    }
+                    case "--password" -> {
+                        if (password != null) return null;
+                        password = value;
+                    }
+                    default -> {
+                        return null;
+                    }
+                }
+            }
+            if (inMemory && url != null) return null;
+            if (url == null && (user != null || password != null)) return null;
+            return new StoreChoice(inMemory, url, user, password);
+        }
+
+        Stores.Opened open() {
+            if (inMemory) return Stores.inMemory();
+            String u = url;
+            return u != null ? Stores.jdbc(u, user, password) : Stores.h2(Stores.DEFAULT_H2_DIR);
         }
     }
 

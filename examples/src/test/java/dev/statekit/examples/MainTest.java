@@ -85,10 +85,11 @@ class MainTest {
     }
 
     @Test
-    void withoutArgumentsTheNovelProoferHostRuns() {
+    void withoutArgumentsTheNovelProoferHostRunsOnH2() {
         Run r = run();
-        assertThat(r.status()).isZero();
-        assertThat(r.out()).startsWith("novel-proofer host:").contains("summary: job 1 DONE, 6/6 chunks done");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("store: H2 at jdbc:h2:file:").contains(Stores.DEFAULT_H2_DIR.toString())
+                .contains("novel-proofer host:").contains("summary: job 1 DONE, 6/6 chunks done");
     }
 
     @Test

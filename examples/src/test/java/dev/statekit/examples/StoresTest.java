@@ -1,0 +1,121 @@
+package dev.statekit.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.jdbc.JdbcStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The stores of the sample hosts: H2 by default, a JDBC URL, in memory; each run on tables of its own. */
+class StoresTest {
+    static final String PG_URL = "jdbc:postgresql://127.0.0.1:5432/statekit";
+
+    @TempDir
+    Path dir;
+
+    record Run(int status, String out, String err) {}
+
+    static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    static long tables(Connection c, String prefix) throws SQLException {
+        try (ResultSet rs = c.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
+            long n = 0;
+            while (rs.next()) if (rs.getString("TABLE_NAME").toLowerCase(java.util.Locale.ROOT).startsWith(prefix)) n++;
+            return n;
+        }
+    }
+
+    @Test
+    void aHostRunsOnAnH2FileGivenByUrlAndItsTablesAreDroppedAfterwards() throws Exception {
+        String url = "jdbc:h2:file:" + dir.resolve("db");
+        Run r = run("compression", "--jdbc-url", url, "--user", "sa", "--password", "");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("store: H2 at " + url + ", tables ex_")
+                .contains("summary: 5/5 completed, at most 1 running at once");
+        try (Connection c = DriverManager.getConnection(url, "sa", "")) {
+            assertThat(tables(c, "ex_")).isZero();
+        }
+    }
+
+    @Test
+    void twoRunsOnOneDatabaseUseTablesOfTheirOwn() throws Exception {
+        try (Stores.Opened first = Stores.h2(dir); Stores.Opened second = Stores.h2(dir)) {
+            String a = ((JdbcStore) first.store()).tablePrefix();
+            String b = ((JdbcStore) second.store()).tablePrefix();
+            assertThat(a).isNotEqualTo(b);
+            assertThat(first.description()).contains(a);
+            Run r = run("read-do", "--jdbc-url", "jdbc:h2:file:" + dir.resolve("statekit"), "--user", "sa");
+            assertThat(r.status()).as(r.err()).isZero();
+            assertThat(r.out()).contains("summary: 3/3 items shipped");
+            try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("statekit"), "sa", "")) {
+                assertThat(tables(c, a)).isEqualTo(4);
+                assertThat(tables(c, b)).isEqualTo(4);
+            }
+        }
+    }
+
+    @Test
+    void theInMemoryStoreIsKept() {
+        Run r = run("etl", "--in-memory");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("store: in-memory store").contains("summary: 3 completed");
+    }
+
+    @Test
+    void optionsAloneRunTheNovelProoferHost() {
+        Run r = run("--in-memory");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).contains("novel-proofer host:").contains("summary: job 1 DONE");
+    }
+
+    @Test
+    void badStoreOptionsAreUsageErrors() {
+        assertThat(run("etl", "--in-memory", "--jdbc-url", "jdbc:h2:mem:x").status()).isEqualTo(2);
+        assertThat(run("etl", "--user", "sa").status()).isEqualTo(2);
+        assertThat(run("etl", "--jdbc-url").status()).isEqualTo(2);
+        assertThat(run("etl", "--in-memory", "--in-memory").status()).isEqualTo(2);
+        assertThat(run("etl", "--jdbc-url", "a", "--jdbc-url", "b").status()).isEqualTo(2);
+        Run r = run("etl", "--frobnicate", "x");
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("--jdbc-url URL").contains("--in-memory");
+    }
+
+    @Test
+    void aDatabaseThatCannotBeReachedEndsWithStatus1() {
+        Run r = run("etl", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/none", "--user", "x", "--password", "y");
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err()).startsWith("cannot open the store:");
+    }
+
+    @Test
+    void aHostRunsOnPostgreSqlGivenItsUrl() throws Exception {
+        try (Connection c = DriverManager.getConnection(PG_URL, "statekit", "statekit")) {
+            c.isValid(5);
+        } catch (SQLException e) {
+            Assumptions.abort("PostgreSQL at " + PG_URL + " cannot be reached: " + e.getMessage());
+        }
+        Run r = run("novel-proofer", "--jdbc-url", PG_URL, "--user", "statekit", "--password", "statekit");
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("store: PostgreSQL at " + PG_URL).contains("summary: job 1 DONE, 6/6 chunks done");
+        try (Connection c = DriverManager.getConnection(PG_URL, "statekit", "statekit")) {
+            String prefix = r.out().replaceAll("(?s).*tables (ex_[a-z0-9_]+)\\*.*", "$1");
+            assertThat(tables(c, prefix)).isZero();
+        }
+    }
+}
