@@ -417,12 +417,15 @@ public final class TaskRuntime implements AutoCloseable {
 
     /**
      * Runs a batch on the slot the caller reserved, writes its results together, then keeps the
-     * slot busy with further batches of the same registration while any are runnable.
+     * slot busy with further batches of the same registration while any are runnable, for one poll
+     * interval at most when other registrations share the runtime: then the slot goes back to the
+     * dispatcher, which turns to the other queues, so that a busy queue cannot starve them.
      */
     private <S extends Enum<S>, E extends Enum<E>> void runLoop(Registration<S, E> r, List<Run<S, E>> first) {
         // An error a worker throws past work() (a VM error, a thread stuck for good) leaves the slot
         // taken and the batch running, as a hung thread would: the slot is released only here.
         List<Run<S, E>> batch = first;
+        Instant yieldAt = registrations.size() > 1 ? clock.now().plus(pollInterval) : null;
         while (!batch.isEmpty()) {
             List<Completion<S, E>> done = new ArrayList<>(batch.size());
             for (Run<S, E> run : batch) done.add(prepare(run, work(run)));
@@ -432,7 +435,7 @@ public final class TaskRuntime implements AutoCloseable {
                 completed.incrementAndGet();
             }
             batch = List.of();
-            if (life == Life.RUNNING && !halted) {
+            if (life == Life.RUNNING && !halted && (yieldAt == null || clock.now().isBefore(yieldAt))) {
                 try {
                     batch = claimBatch(r, clock.now());
                 } catch (RuntimeException e) {

@@ -23,6 +23,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -140,7 +141,7 @@ class DatabaseOutageTest {
         assertThat(runs).as("tasks whose worker ran").hasSize(TASKS);
         long again = runs.values().stream().filter(n -> n.get() > 1).count();
         long released = scalar(direct, "select count(*) from " + prefix + "history where event = 'RELEASE'");
-        System.out.printf("database outage: %d tasks in %.1f s; cut for %d s at %d done, %d done when restored; %d STORE_UNAVAILABLE"
+        System.out.printf(Locale.ROOT, "database outage: %d tasks in %.1f s; cut for %d s at %d done, %d done when restored; %d STORE_UNAVAILABLE"
                         + " errors during the outage, %d connections refused, %d broken connections discarded; first task done %d ms"
                         + " after the restore; %d tasks released by lease recovery, %d worker runs repeated (their first results"
                         + " were lost with the connection), every task completed exactly once%n",

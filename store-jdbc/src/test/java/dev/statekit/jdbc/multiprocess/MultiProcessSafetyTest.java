@@ -25,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -65,7 +66,7 @@ class MultiProcessSafetyTest {
     static final Duration DEADLINE = Duration.ofMinutes(4);
     static final int WORKERS = 3;
     static final int BATCH = 8;
-    static final int LIMITED_WORK = 1_500;     // CPU units per task of the limited queue
+    static final int LIMITED_WORK = 10_000;    // CPU units per task of the limited queue
     static final int BULK_WORK = 20;           // CPU units per task of the unlimited queues
 
     private String prefix;
@@ -74,7 +75,7 @@ class MultiProcessSafetyTest {
     private int incarnations;
 
     /** One killed process: who it was, when it died, what it held, who replaced it. */
-    private record Kill(int number, String owner, String restartedAs, Instant at, Map<Long, Long> held) {}
+    private record Kill(int number, String owner, String restartedAs, Instant at, Map<Long, Long> held, int heldLimited) {}
 
     /** One running node process. */
     private record NodeProcess(String owner, Process process, Path log) {}
@@ -91,7 +92,7 @@ class MultiProcessSafetyTest {
             prepareTables();
             long created = System.nanoTime();
             createTasks(store);
-            System.out.printf("multi-process: created %d tasks in %d ms%n", TASKS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - created));
+            System.out.printf(Locale.ROOT, "multi-process: created %d tasks in %d ms%n", TASKS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - created));
 
             long seed = System.nanoTime();
             Random random = new Random(seed);
@@ -99,8 +100,10 @@ class MultiProcessSafetyTest {
             for (int k = 0; k < KILLS; k++) thresholds[k] = (0.10 + 0.2 * k + 0.1 * random.nextDouble()) * TASKS;
 
             long started = System.nanoTime();
+            Instant startedAt = Instant.now();
             for (int i = 0; i < NODES; i++) nodes[i] = launch("node-" + i);
             List<Kill> kills = new ArrayList<>();
+            int postponed = 0;
             long deadline = started + DEADLINE.toNanos();
             while (true) {
                 long done = scalar("select count(*) from " + prefix + "tasks where state = 'DONE'");
@@ -112,9 +115,15 @@ class MultiProcessSafetyTest {
                     if (!n.process().isAlive()) fail("node " + n.owner() + " exited by itself" + tails());
                 }
                 if (kills.size() < KILLS && done >= thresholds[kills.size()]) {
-                    int victim = random.nextInt(NODES);
-                    boolean sameOwner = kills.size() % 2 == 0;
-                    kills.add(kill(nodes, victim, sameOwner, kills.size() + 1));
+                    // The first two kills wait (up to 3 s) for a moment when a process holds the limited queue's
+                    // task and kill that one; the others kill a random process among those holding tasks.
+                    int victim = victim(nodes, kills.size() < 2, random);
+                    if (victim < 0 && ++postponed > 30) victim = victim(nodes, false, random);
+                    if (victim >= 0) {
+                        postponed = 0;
+                        boolean sameOwner = kills.size() % 2 == 0;
+                        kills.add(kill(nodes, victim, sameOwner, kills.size() + 1));
+                    }
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
             }
@@ -122,15 +131,18 @@ class MultiProcessSafetyTest {
             for (NodeProcess n : nodes) stop(n);
 
             assertThat(kills).as("kills (seed %d)", seed).hasSize(KILLS);
+            assertThat(kills).as("kills of the limited queue's holder (seed %d)", seed).anyMatch(k -> k.heldLimited() > 0);
             checkEveryTaskDoneOnce();
             int limitedAttempts = checkLimitedIntervals(store);
             int limitedStarts = checkLimitedLeasesInDatabaseOrder();
             Duration maxRecovery = checkRecoveries(kills);
             long attempts = scalar("select count(*) from " + prefix + "effects");
-            System.out.printf("multi-process: %d tasks on %d processes in %.1f s (%.0f tasks/s), %d kills (%s), "
-                            + "%d worker attempts for %d tasks, limited queue: %d starts and %d committed attempts without overlap, "
+            String limitedSpan = span("select min(started_at), max(ended_at) from " + prefix + "effects where queue = '" + Node.LIMITED + "'",
+                    startedAt);
+            System.out.printf(Locale.ROOT, "multi-process: %d tasks on %d processes in %.1f s (%.0f tasks/s), %d kills (%s), "
+                            + "%d worker attempts for %d tasks, limited queue (busy %s): %d starts and %d committed attempts without overlap, "
                             + "max recovery delay %d ms (bound %d ms), seed %d%n",
-                    TASKS, NODES, seconds, TASKS / seconds, kills.size(), describe(kills), attempts, TASKS, limitedStarts,
+                    TASKS, NODES, seconds, TASKS / seconds, kills.size(), describe(kills), attempts, TASKS, limitedSpan, limitedStarts,
                     limitedAttempts, maxRecovery.toMillis(), LEASE.plus(POLL).plus(MARGIN).toMillis(), seed);
         } finally {
             for (NodeProcess n : nodes) {
@@ -142,7 +154,7 @@ class MultiProcessSafetyTest {
             try {
                 Pg.drop(pool, prefix, "effects", "history_seen");
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                    s.execute("drop function if exists " + prefix + "seen()");
+                    s.execute("drop function if exists " + prefix + "seen() cascade");
                 }
             } finally {
                 pool.close();
@@ -212,6 +224,24 @@ class MultiProcessSafetyTest {
         return new NodeProcess(owner, p, log);
     }
 
+    /**
+     * Returns the index of the process to kill: the holder of the limited queue's task when
+     * {@code limited}, else a random one among the processes holding tasks now (any process when
+     * none does); -1 when {@code limited} and no process holds the limited queue's task now.
+     */
+    private int victim(NodeProcess[] nodes, boolean limited, Random random) throws SQLException {
+        List<Integer> holders = new ArrayList<>();
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select distinct lease_owner from " + prefix + "tasks where lease_token is not null"
+                     + (limited ? " and queue = '" + Node.LIMITED + "'" : ""))) {
+            while (rs.next()) {
+                for (int i = 0; i < nodes.length; i++) if (nodes[i].owner().equals(rs.getString(1))) holders.add(i);
+            }
+        }
+        if (!holders.isEmpty()) return holders.get(random.nextInt(holders.size()));
+        return limited ? -1 : random.nextInt(nodes.length);
+    }
+
     private Kill kill(NodeProcess[] nodes, int victim, boolean sameOwner, int number) throws Exception {
         NodeProcess n = nodes[victim];
         Instant at = Instant.now();
@@ -219,18 +249,23 @@ class MultiProcessSafetyTest {
         if (!n.process().waitFor(10, TimeUnit.SECONDS)) fail("node " + n.owner() + " did not die");
         awaitDisconnected(n.log().getFileName().toString().replace(".log", ""));
         Map<Long, Long> held = new HashMap<>();
+        int heldLimited = 0;
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("select id, version from " + prefix + "tasks where lease_owner = ?"
+             PreparedStatement ps = c.prepareStatement("select id, version, queue from " + prefix + "tasks where lease_owner = ?"
                      + " and lease_token is not null")) {
             ps.setString(1, n.owner());
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) held.put(rs.getLong(1), rs.getLong(2));
+                while (rs.next()) {
+                    held.put(rs.getLong(1), rs.getLong(2));
+                    if (Node.LIMITED.equals(rs.getString(3))) heldLimited++;
+                }
             }
         }
         String owner = sameOwner ? n.owner() : "node-" + victim + "-" + number;
         nodes[victim] = launch(owner);
-        System.out.printf("multi-process: kill %d of %s (holding %d tasks), restarted as %s%n", number, n.owner(), held.size(), owner);
-        return new Kill(number, n.owner(), owner, at, held);
+        System.out.printf(Locale.ROOT, "multi-process: kill %d at %s of %s holding %d tasks (%d of the limited queue), restarted as %s%n",
+                number, at, n.owner(), held.size(), heldLimited, owner);
+        return new Kill(number, n.owner(), owner, at, held, heldLimited);
     }
 
     /** Waits until the database has ended every session of a killed process, so that its last writes are settled. */
@@ -392,11 +427,20 @@ class MultiProcessSafetyTest {
         }
     }
 
+    private String span(String query, Instant origin) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            rs.next();
+            return String.format(Locale.ROOT, "from %.1f s to %.1f s of the run",
+                    Duration.between(origin, rs.getTimestamp(1).toInstant()).toMillis() / 1e3,
+                    Duration.between(origin, rs.getTimestamp(2).toInstant()).toMillis() / 1e3);
+        }
+    }
+
     private static String describe(List<Kill> kills) {
         List<String> parts = new ArrayList<>();
         for (Kill k : kills) {
             parts.add(k.owner() + (k.owner().equals(k.restartedAs()) ? " restarted as itself" : " replaced by " + k.restartedAs())
-                    + " holding " + k.held().size());
+                    + " holding " + k.held().size() + (k.heldLimited() > 0 ? " with the limited task" : ""));
         }
         return String.join("; ", parts);
     }
