@@ -61,7 +61,7 @@ class DatabaseOutageTest {
         Pg.require();
         String prefix = Pg.uniquePrefix("out");
         String[] target = Pg.hostAndPort(Pg.url());
-        try (SmallPool direct = new SmallPool(Pg.url(), Pg.properties(), 4);
+        try (SmallPool direct = new SmallPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 6);
              LoopbackProxy proxy = new LoopbackProxy(target[0], Integer.parseInt(target[1]));
              SmallPool viaProxy = new SmallPool(Pg.throughPort(Pg.url(), proxy.port()), Pg.properties(), 12)) {
             try {
@@ -150,7 +150,7 @@ class DatabaseOutageTest {
     }
 
     private static void createTasks(TransitionEngine engine) throws Exception {
-        int threads = 4;
+        int threads = 6;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> futures = new ArrayList<>();

@@ -38,10 +38,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Promises 3, 4 and 5 across real processes: three JVMs run the statekit runtime on one PostgreSQL
  * database while one of them is killed with SIGKILL at random moments, four times, and restarted
- * (twice under the owner name it had, twice under a new one).
+ * (twice under the owner name it had, twice under a new one). The first two kills hit the process
+ * holding the limited queue's task, at random points of that queue's progress.
  *
- * <p>20,000 tasks are created up front: 300 on a queue limited to one running task, the rest on
- * unlimited queues. Leases are short (2 s, renewed every 500 ms, polls every 250 ms), so recovery
+ * <p>20,000 tasks are created up front: 200 on a queue limited to one running task, the rest on
+ * two unlimited queues. Leases are short (2 s, renewed every 500 ms, polls every 250 ms), so recovery
  * is fast. The workers record every attempt in a table of the test's own, keyed by task and
  * fencing token, with start and end times taken from the database clock. A trigger of the test
  * copies every history row into a side table as it is inserted, numbered in the order the
@@ -55,7 +56,7 @@ import org.junit.jupiter.api.Test;
  */
 class MultiProcessSafetyTest {
     static final int TASKS = 20_000;
-    static final int LIMITED_TASKS = 300;
+    static final int LIMITED_TASKS = 200;
     static final List<String> BULK = List.of("bulk-a", "bulk-b");
     static final int NODES = 3;
     static final int KILLS = 4;
@@ -66,7 +67,7 @@ class MultiProcessSafetyTest {
     static final Duration DEADLINE = Duration.ofMinutes(4);
     static final int WORKERS = 3;
     static final int BATCH = 8;
-    static final int LIMITED_WORK = 10_000;    // CPU units per task of the limited queue
+    static final int LIMITED_WORK = 2_500;     // CPU units per task of the limited queue
     static final int BULK_WORK = 20;           // CPU units per task of the unlimited queues
 
     private String prefix;
@@ -84,7 +85,7 @@ class MultiProcessSafetyTest {
     void twentyThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
         Pg.require();
         prefix = Pg.uniquePrefix("mp");
-        pool = new SmallPool(Pg.url(), Pg.properties(), 8);
+        pool = new SmallPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
         NodeProcess[] nodes = new NodeProcess[NODES];
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL)
@@ -96,14 +97,21 @@ class MultiProcessSafetyTest {
 
             long seed = System.nanoTime();
             Random random = new Random(seed);
-            double[] thresholds = new double[KILLS];
-            for (int k = 0; k < KILLS; k++) thresholds[k] = (0.10 + 0.2 * k + 0.1 * random.nextDouble()) * TASKS;
+            // The first two kills come at random points of the limited queue's progress (so that it is
+            // still running, however fast it is next to the rest); the last two at random points of
+            // the whole run's. Kills are at least two seconds apart.
+            double[] thresholds = {
+                (0.15 + 0.2 * random.nextDouble()) * LIMITED_TASKS,
+                (0.50 + 0.2 * random.nextDouble()) * LIMITED_TASKS,
+                (0.45 + 0.1 * random.nextDouble()) * TASKS,
+                (0.70 + 0.1 * random.nextDouble()) * TASKS};
 
             long started = System.nanoTime();
             Instant startedAt = Instant.now();
             for (int i = 0; i < NODES; i++) nodes[i] = launch("node-" + i);
             List<Kill> kills = new ArrayList<>();
             int postponed = 0;
+            long lastKill = started;
             long deadline = started + DEADLINE.toNanos();
             while (true) {
                 long done = scalar("select count(*) from " + prefix + "tasks where state = 'DONE'");
@@ -114,7 +122,10 @@ class MultiProcessSafetyTest {
                 for (NodeProcess n : nodes) {
                     if (!n.process().isAlive()) fail("node " + n.owner() + " exited by itself" + tails());
                 }
-                if (kills.size() < KILLS && done >= thresholds[kills.size()]) {
+                long progress = kills.size() < 2
+                        ? scalar("select count(*) from " + prefix + "tasks where state = 'DONE' and queue = '" + Node.LIMITED + "'")
+                        : done;
+                if (kills.size() < KILLS && progress >= thresholds[kills.size()] && System.nanoTime() - lastKill > 2_000_000_000L) {
                     // The first two kills wait (up to 3 s) for a moment when a process holds the limited queue's
                     // task and kill that one; the others kill a random process among those holding tasks.
                     int victim = victim(nodes, kills.size() < 2, random);
@@ -123,6 +134,7 @@ class MultiProcessSafetyTest {
                         postponed = 0;
                         boolean sameOwner = kills.size() % 2 == 0;
                         kills.add(kill(nodes, victim, sameOwner, kills.size() + 1));
+                        lastKill = System.nanoTime();
                     }
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
@@ -182,7 +194,7 @@ class MultiProcessSafetyTest {
 
     private static void createTasks(JdbcStore store) throws Exception {
         TransitionEngine engine = TransitionEngine.builder().store(store).build();
-        int threads = 4;
+        int threads = 8;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> futures = new ArrayList<>();

@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * One process of {@link MultiProcessSafetyTest}: a statekit runtime on the shared PostgreSQL tables
  * of a prefix, serving the queue limited to one running task and the unlimited queues. Its worker
  * records each attempt in the test's effects table, idempotently (a re-run of the same attempt
- * is a no-op), does a little CPU work and succeeds, recording its fencing token on the task.
+ * is a no-op), does a little CPU work and succeeds, recording its fencing token on the task. The
+ * effects go through connections of their own, whose commits do not wait for the disk; the store's
+ * connections keep the server's settings.
  *
  * <p>Arguments are {@code key=value}: url, user, password, prefix, owner, app (the connections'
  * application name, so the test can tell when the database has let go of them), lease, heartbeat, poll
@@ -52,7 +54,10 @@ public final class Node {
         String prefix = a.get("prefix");
         Properties properties = Pg.properties(a.get("user"), a.get("password"));
         properties.setProperty("ApplicationName", a.get("app"));
-        try (SmallPool pool = new SmallPool(a.get("url"), properties, 12)) {
+        Properties effectProperties = Pg.withoutDiskWait(Pg.properties(a.get("user"), a.get("password")));
+        effectProperties.setProperty("ApplicationName", a.get("app"));
+        try (SmallPool pool = new SmallPool(a.get("url"), properties, 12);
+             SmallPool effectPool = new SmallPool(a.get("url"), effectProperties, 8)) {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL).build();
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
             String effects = "insert into " + prefix + "effects (task_id, fencing_token, node, queue) values (?, ?, ?, ?)"
@@ -65,10 +70,10 @@ public final class Node {
                     .leaseDuration(Duration.ofMillis(Long.parseLong(a.get("lease"))))
                     .heartbeat(Duration.ofMillis(Long.parseLong(a.get("heartbeat"))))
                     .pollInterval(Duration.ofMillis(Long.parseLong(a.get("poll"))));
-            b.register(Chores.MACHINE, LIMITED, worker(pool, effects, ended, owner, LIMITED, Integer.parseInt(a.get("limitedWork"))),
+            b.register(Chores.MACHINE, LIMITED, worker(effectPool, effects, ended, owner, LIMITED, Integer.parseInt(a.get("limitedWork"))),
                     QueueOptions.defaults().concurrency(1));
             for (String queue : a.get("queues").split(",")) {
-                b.register(Chores.MACHINE, queue, worker(pool, effects, ended, owner, queue, Integer.parseInt(a.get("bulkWork"))),
+                b.register(Chores.MACHINE, queue, worker(effectPool, effects, ended, owner, queue, Integer.parseInt(a.get("bulkWork"))),
                         QueueOptions.defaults().concurrency(0));
             }
             TaskRuntime runtime = b.build();

@@ -56,6 +56,16 @@ final class Pg {
         return properties(user(), password());
     }
 
+    /**
+     * Returns {@code p} for sessions whose commits need not wait for the disk: the tests' own setup,
+     * checks and effect records, never the store under test. The server is not crashed by these
+     * tests, so nothing they commit is lost; the store's own commits keep the server's settings.
+     */
+    static Properties withoutDiskWait(Properties p) {
+        p.setProperty("options", "-c synchronous_commit=off");
+        return p;
+    }
+
     /** Fails the calling test on CI, and skips it elsewhere, when PostgreSQL cannot be reached. */
     static void require() {
         String problem;
