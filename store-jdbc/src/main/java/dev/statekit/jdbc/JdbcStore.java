@@ -84,6 +84,7 @@ public final class JdbcStore implements Store {
     private static final int CREATE_ATTEMPTS = 5;
     private static final int FIND_CHUNK = 500;
     private static final int INSERT_CHUNK = 1000;
+    private static final int HISTORY_PARAMETERS = 10;
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -492,6 +493,9 @@ public final class JdbcStore implements Store {
         }
         if (changes.isEmpty()) return List.of();
         if (changes.size() == 1) return List.of(apply(changes.get(0)));
+        boolean keyed = false;
+        for (Change change : changes) keyed |= change.entry().commandKey() != null;
+        if (!keyed) return applyEachUnkeyed(changes);
         StatekitException[] refused = new StatekitException[1];
         List<ApplyResult> results = transaction("applying " + changes.size() + " changes one by one", null, c -> {
             List<ApplyResult> rs = new ArrayList<>(changes.size());
@@ -518,6 +522,73 @@ public final class JdbcStore implements Store {
             return rs;
         });
         if (refused[0] != null) throw refused[0];
+        return results;
+    }
+
+    /**
+     * Applies changes without command keys, each on its own, in one transaction without savepoints:
+     * a change whose update finds its task at another version (or none) writes nothing, and no
+     * history insert can meet a command key. The updates go as batches in id order, the history
+     * entries of the applied ones as one statement.
+     */
+    private List<ApplyResult> applyEachUnkeyed(List<Change> changes) {
+        int allowed = 0;
+        StatekitException refused = null;
+        for (Change change : changes) {
+            try {
+                checkPayload(change.next());
+            } catch (StatekitException e) {
+                refused = e;      // the changes before it are written, as applying them one by one would
+                break;
+            }
+            allowed++;
+        }
+        List<Change> writing = changes.subList(0, allowed);
+        List<ApplyResult> results = writing.isEmpty() ? List.of()
+                : transaction("applying " + writing.size() + " changes one by one", null, c -> writeEach(c, writing));
+        if (refused != null) throw refused;
+        return results;
+    }
+
+    private List<ApplyResult> writeEach(Connection c, List<Change> changes) throws SQLException {
+        List<Change> sorted = new ArrayList<>(changes);
+        sorted.sort(Comparator.comparingLong(ch -> ch.next().id()));
+        java.util.Map<Long, Integer> counts = new java.util.HashMap<>();
+        for (boolean leased : new boolean[] {false, true}) {
+            List<Change> group = new ArrayList<>();
+            for (Change change : sorted) if ((change.next().lease() != null) == leased) group.add(change);
+            if (group.isEmpty()) continue;
+            try (PreparedStatement ps = c.prepareStatement(leased ? sql.updateLeased : sql.updateFree)) {
+                for (Change change : group) {
+                    bindUpdate(ps, change);
+                    ps.addBatch();
+                }
+                int[] updated = ps.executeBatch();
+                for (int i = 0; i < updated.length; i++) {
+                    long id = group.get(i).next().id();
+                    if (updated[i] > 1) throw new IllegalStateException(updated[i] + " rows updated for task " + id);
+                    if (updated[i] == Statement.SUCCESS_NO_INFO) throw new SQLException("the driver did not count the rows updated");
+                    counts.put(id, updated[i]);
+                }
+            }
+        }
+        List<HistoryEntry> entries = new ArrayList<>();
+        List<Change> applied = new ArrayList<>();
+        for (Change change : sorted) {
+            if (counts.get(change.next().id()) == 1) {
+                entries.add(change.entry());
+                applied.add(change);
+            }
+        }
+        insertHistory(c, entries);
+        List<ApplyResult> results = new ArrayList<>(changes.size());
+        for (Change change : changes) {
+            long id = change.next().id();
+            if (counts.get(id) == 1) results.add(ApplyResult.APPLIED);
+            else results.add(exists(c, id) ? ApplyResult.conflict(id) : ApplyResult.notFound(id));
+        }
+        if (changesState(applied)) notifyWaiters(c);
+        logApplied(applied);
         return results;
     }
 
@@ -568,12 +639,10 @@ public final class JdbcStore implements Store {
             if (updated > 1) throw new IllegalStateException(updated + " rows updated for task " + id);
             if (!checked) checkPayload(change.next());
         }
-        try (PreparedStatement ps = c.prepareStatement(sql.insertHistory)) {
-            for (Change change : sorted) {
-                Rows.bindHistory(ps, 1, change.entry());
-                ps.addBatch();
-            }
-            ps.executeBatch();
+        try {
+            List<HistoryEntry> entries = new ArrayList<>(sorted.size());
+            for (Change change : sorted) entries.add(change.entry());
+            insertHistory(c, entries);
         } catch (SQLException e) {
             if (!SqlErrors.uniqueViolation(e)) throw e;
             // A concurrent writer applied the same command key first.
@@ -611,36 +680,41 @@ public final class JdbcStore implements Store {
     }
 
     private int update(Connection c, Change change) throws SQLException {
-        TaskRecord n = change.next();
-        Lease lease = n.lease();
-        try (PreparedStatement ps = c.prepareStatement(lease != null ? sql.updateLeased : sql.updateFree)) {
-            int i = 1;
-            ps.setString(i++, n.state());
-            ps.setString(i++, n.queue());
-            ps.setInt(i++, n.attempts());
-            ps.setInt(i++, n.retries());
-            if (lease != null) {
-                // A lease kept with its fencing token keeps the stored expiry: only renew moves it.
-                ps.setLong(i++, lease.fencingToken());
-                ps.setString(i++, lease.owner());
-                ps.setLong(i++, lease.fencingToken());
-                Rows.setInstant(ps, i++, lease.expiresAt());
-                ps.setLong(i++, lease.fencingToken());
-            }
-            Rows.setInstant(ps, i++, n.notBefore());
-            TaskError error = n.lastError();
-            Rows.setString(ps, i++, error == null ? null : error.code());
-            Rows.setString(ps, i++, error == null ? null : error.message());
-            Rows.setBoolean(ps, i++, error == null ? null : error.retryable());
-            Rows.setString(ps, i++, error == null ? null : error.step());
-            ps.setString(i++, AttributeCodec.encode(n.attributes()));
-            Rows.setString(ps, i++, n.payload());
-            Rows.setInstant(ps, i++, n.updatedAt());
-            ps.setLong(i++, n.version());
-            ps.setLong(i++, n.id());
-            ps.setLong(i, change.expectedVersion());
+        try (PreparedStatement ps = c.prepareStatement(change.next().lease() != null ? sql.updateLeased : sql.updateFree)) {
+            bindUpdate(ps, change);
             return ps.executeUpdate();
         }
+    }
+
+    /** Binds the parameters of {@link Sql#updateLeased} or {@link Sql#updateFree}, as the change's lease says. */
+    private static void bindUpdate(PreparedStatement ps, Change change) throws SQLException {
+        TaskRecord n = change.next();
+        Lease lease = n.lease();
+        int i = 1;
+        ps.setString(i++, n.state());
+        ps.setString(i++, n.queue());
+        ps.setInt(i++, n.attempts());
+        ps.setInt(i++, n.retries());
+        if (lease != null) {
+            // A lease kept with its fencing token keeps the stored expiry: only renew moves it.
+            ps.setLong(i++, lease.fencingToken());
+            ps.setString(i++, lease.owner());
+            ps.setLong(i++, lease.fencingToken());
+            Rows.setInstant(ps, i++, lease.expiresAt());
+            ps.setLong(i++, lease.fencingToken());
+        }
+        Rows.setInstant(ps, i++, n.notBefore());
+        TaskError error = n.lastError();
+        Rows.setString(ps, i++, error == null ? null : error.code());
+        Rows.setString(ps, i++, error == null ? null : error.message());
+        Rows.setBoolean(ps, i++, error == null ? null : error.retryable());
+        Rows.setString(ps, i++, error == null ? null : error.step());
+        ps.setString(i++, AttributeCodec.encode(n.attributes()));
+        Rows.setString(ps, i++, n.payload());
+        Rows.setInstant(ps, i++, n.updatedAt());
+        ps.setLong(i++, n.version());
+        ps.setLong(i++, n.id());
+        ps.setLong(i, change.expectedVersion());
     }
 
     private boolean exists(Connection c, long id) throws SQLException {
@@ -770,12 +844,13 @@ public final class JdbcStore implements Store {
         Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
         List<TaskRecord> claimed = new ArrayList<>(picks.size());
         List<HistoryEntry> entries = new ArrayList<>(picks.size());
-        try (PreparedStatement tokens = c.prepareStatement(sql.nextToken);
-             PreparedStatement update = c.prepareStatement(sql.claimTask)) {
-            for (TaskRecord t : picks) {
+        long[] tokens = tokens(c, picks.size());
+        try (PreparedStatement update = c.prepareStatement(sql.claimTask)) {
+            for (int p = 0; p < picks.size(); p++) {
+                TaskRecord t = picks.get(p);
                 ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()), "no rule for a candidate's state");
                 Attributes attributes = rule.attributesOf(t);     // the start row's effect, while the row is locked
-                long token = single(tokens);
+                long token = tokens[p];
                 TaskRecord next = t.toBuilder()
                         .state(rule.to())
                         .attributes(attributes)
@@ -805,14 +880,38 @@ public final class JdbcStore implements Store {
                 }
             }
         }
-        try (PreparedStatement ps = c.prepareStatement(sql.insertHistory)) {
-            for (HistoryEntry e : entries) {
-                Rows.bindHistory(ps, 1, e);
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
+        insertHistory(c, entries);
         return claimed;
+    }
+
+    /** Draws {@code n} fencing tokens with one query. */
+    private long[] tokens(Connection c, int n) throws SQLException {
+        long[] tokens = new long[n];
+        try (PreparedStatement ps = c.prepareStatement(sql.nextTokens)) {
+            ps.setInt(1, n);
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int i = 0; i < n; i++) {
+                    if (!rs.next()) throw new SQLException("the fencing sequence returned " + i + " values, not " + n);
+                    tokens[i] = rs.getLong(1);
+                }
+            }
+        }
+        return tokens;
+    }
+
+    /** Inserts history entries, up to 1,000 per statement. */
+    private void insertHistory(Connection c, List<HistoryEntry> entries) throws SQLException {
+        for (int from = 0; from < entries.size(); from += INSERT_CHUNK) {
+            List<HistoryEntry> chunk = entries.subList(from, Math.min(entries.size(), from + INSERT_CHUNK));
+            try (PreparedStatement ps = c.prepareStatement(chunk.size() == 1 ? sql.insertHistory : sql.insertHistories(chunk.size()))) {
+                int i = 1;
+                for (HistoryEntry e : chunk) {
+                    Rows.bindHistory(ps, i, e);
+                    i += HISTORY_PARAMETERS;
+                }
+                ps.executeUpdate();
+            }
+        }
     }
 
     /**
@@ -828,6 +927,7 @@ public final class JdbcStore implements Store {
         final ClaimRequest request;
         final List<String> states = new ArrayList<>();
         final int batch;
+        final boolean lockInQuery = dialect == Dialect.POSTGRESQL;
         final List<TaskRecord> main = new ArrayList<>();
         final Set<Long> taken = new HashSet<>();
         final Set<Long> bad = new HashSet<>();
@@ -856,22 +956,22 @@ public final class JdbcStore implements Store {
             if (exhausted || priority <= noLowerBelow) return null;
             TaskRecord cached = beyondLower;
             if (cached != null && cached.priority() < priority && !taken.contains(cached.id())) return cached;
+            if (priority == Integer.MIN_VALUE) return null;
             while (true) {
                 int limit = taken.size() + bad.size() + 1;
-                int rows = 0;
-                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, true))) {
+                List<TaskRecord> read = new ArrayList<>();
+                int rows;
+                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, lockInQuery))) {
                     int i = bind(ps);
-                    ps.setInt(i++, priority);
+                    // H2 seeks a descending index column on an inclusive bound only.
+                    ps.setInt(i++, lockInQuery ? priority : priority - 1);
                     ps.setInt(i, limit);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            rows++;
-                            TaskRecord t = readCandidate(rs);
-                            if (t != null && !taken.contains(t.id())) {
-                                beyondLower = t;
-                                return t;
-                            }
-                        }
+                    rows = read(ps, read, false);
+                }
+                for (TaskRecord t : lock(read)) {
+                    if (!taken.contains(t.id())) {
+                        beyondLower = t;
+                        return t;
                     }
                 }
                 if (rows < limit) break;
@@ -882,19 +982,59 @@ public final class JdbcStore implements Store {
         }
 
         private void fetch() throws SQLException {
-            int rows = 0;
-            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, true))) {
+            List<TaskRecord> read = new ArrayList<>();
+            int rows;
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, lockInQuery))) {
                 ps.setInt(bind(ps), batch);
+                rows = read(ps, read, true);
+            }
+            for (TaskRecord t : lock(read)) if (!taken.contains(t.id())) main.add(t);
+            if (rows < batch) exhausted = true;
+        }
+
+        /** Reads the rows of a runnable-tasks query into {@code into}; returns how many rows it returned. */
+        private int read(PreparedStatement ps, List<TaskRecord> into, boolean keepLast) throws SQLException {
+            int rows = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                    if (keepLast) last = new long[] {rs.getInt(6), rs.getLong(7), rs.getLong(1)};
+                    TaskRecord t = readCandidate(rs);
+                    if (t != null) into.add(t);
+                }
+            }
+            return rows;
+        }
+
+        /**
+         * On PostgreSQL, returns {@code read}: its query locked the rows. On H2, whose
+         * {@code FOR UPDATE} with a limit locks every row the condition matches, locks the rows
+         * read by id, skipping those another transaction holds and those no longer runnable, and
+         * returns them as they are now, in the order read.
+         */
+        private List<TaskRecord> lock(List<TaskRecord> read) throws SQLException {
+            if (lockInQuery || read.isEmpty()) return read;
+            java.util.Map<Long, TaskRecord> locked = new java.util.HashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.lockRunnable(states.size(), read.size()))) {
+                int i = 1;
+                for (TaskRecord t : read) ps.setLong(i++, t.id());
+                ps.setString(i++, request.machine());
+                ps.setString(i++, request.queue());
+                for (String s : states) ps.setString(i++, s);
+                Rows.setInstant(ps, i, request.now());
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        rows++;
-                        last = new long[] {rs.getInt(6), rs.getLong(7), rs.getLong(1)};
                         TaskRecord t = readCandidate(rs);
-                        if (t != null && !taken.contains(t.id())) main.add(t);
+                        if (t != null) locked.put(t.id(), t);
                     }
                 }
             }
-            if (rows < batch) exhausted = true;
+            List<TaskRecord> result = new ArrayList<>(locked.size());
+            for (TaskRecord t : read) {
+                TaskRecord now = locked.get(t.id());
+                if (now != null) result.add(now);
+            }
+            return result;
         }
 
         /** Binds machine, queue, states, now and the key after which rows are read; returns the next index. */

@@ -79,12 +79,17 @@ public final class Sql {
     public final String nextFront;
     /** The next fencing token. */
     public final String nextToken;
+    /** The next fencing tokens, as many as the parameter says, one per row. */
+    public final String nextTokens;
     /** Deletes a task unless it changed, holds a lease or has children. */
     public final String deleteTask;
     /** Deletes a task's history. */
     public final String deleteHistory;
     /** Sends a notification on a channel (PostgreSQL). */
     public final String notify;
+
+    /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
+    private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
 
     /** Builds the SQL of a store; {@code prefix} must have been validated. */
     public Sql(Dialect dialect, String prefix) {
@@ -127,7 +132,10 @@ public final class Sql {
         resumeQueue = "update " + queues + " set paused = false, pause_reason = null where name = ?";
         setConcurrency = "update " + queues + " set concurrency = ? where name = ?";
         setSkipped = "update " + queues + " set skipped_lower = ? where name = ?";
-        leased = "select count(*) from " + tasks + " where queue = ? and lease_token is not null";
+        // H2's indexes keep nulls first and H2 has no partial indexes: a range on an indexed column
+        // needs a lower bound too, or the scan reads every row whose value is null.
+        String anyToken = pg ? "" : " and lease_token >= " + Long.MIN_VALUE;
+        leased = "select count(*) from " + tasks + " where queue = ? and lease_token is not null" + anyToken;
         claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
                 + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
                 + " where id = ? and version = ?";
@@ -137,12 +145,14 @@ public final class Sql {
         requestCancel = "update " + tasks + " set cancel_requested = true where id = ?";
         reorder = "update " + tasks + " set priority = ?, sequence = ? where id = ?";
         expired = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_expires_at <= ?"
-                + " order by lease_expires_at, id limit ?";
+                + (pg ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " order by lease_expires_at, id limit ?";
         leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_owner = ?"
                 + " order by id limit ?";
         nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
         nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
         nextToken = pg ? "select nextval('" + prefix + "fencing_seq')" : "select next value for " + prefix + "fencing_seq";
+        nextTokens = pg ? "select nextval('" + prefix + "fencing_seq') from generate_series(1, ?)"
+                : "select next value for " + prefix + "fencing_seq from system_range(1, ?)";
         deleteTask = "delete from " + tasks + " where id = ? and version = ? and lease_token is null"
                 + " and not exists (select 1 from " + tasks + " c where c.parent_id = ?)";
         deleteHistory = "delete from " + history + " where task_id = ?";
@@ -165,6 +175,14 @@ public final class Sql {
                 : "select id, sequence from final table (" + b + ")";
     }
 
+    /** Inserts {@code n} history entries, with the parameters of {@link #insertHistory} for each. */
+    public String insertHistories(int n) {
+        StringBuilder b = new StringBuilder(insertHistory.length() + n * 32).append(insertHistory);
+        String row = insertHistory.substring(insertHistory.indexOf(" values ") + " values ".length());
+        for (int i = 1; i < n; i++) b.append(", ").append(row);
+        return b.toString();
+    }
+
     /** Selects the tasks with {@code n} ids. */
     public String tasksByIds(int n) {
         return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n);
@@ -183,7 +201,8 @@ public final class Sql {
     /** Selects lease-free tasks of a machine in {@code states} whose not-before time has come, earliest first. */
     public String due(int states) {
         return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and state in " + params(states)
-                + " and lease_token is null and not_before is not null and not_before <= ? order by not_before, id limit ?";
+                + " and lease_token is null and not_before is not null and not_before <= ?"
+                + (dialect == Dialect.POSTGRESQL ? "" : " and not_before >= " + H2_EARLIEST) + " order by not_before, id limit ?";
     }
 
     /** Selects the earliest future not-before time of lease-free tasks of a machine in {@code states}. */
@@ -200,14 +219,29 @@ public final class Sql {
      * @param lock lock the rows, skipping those other transactions hold
      */
     public String runnable(int states, boolean after, boolean below, boolean lock) {
+        boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
                 .append(" where machine = ? and queue = ? and state in ").append(params(states))
                 .append(" and lease_token is null and (not_before is null or not_before <= ?)");
         if (after) b.append(" and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id > ?))))");
-        if (below) b.append(" and priority < ?");
-        b.append(" order by priority desc, sequence, id limit ?");
+        // H2 seeks a descending index column on an inclusive bound only: its caller binds the bound minus one.
+        if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
+        // H2 reads rows in the order of an index only when the order names the index's leading columns.
+        b.append(pg || states != 1 ? " order by" : " order by machine, queue, state,").append(" priority desc, sequence, id limit ?");
         if (lock) b.append(" for update skip locked");
         return b.toString();
+    }
+
+    /**
+     * Selects and locks, skipping rows other transactions hold, the tasks with {@code n} ids that
+     * are still runnable: parameters the ids, machine, queue, the states, now. H2 uses it after
+     * {@link #runnable} without the lock, since its {@code FOR UPDATE} with a limit locks every
+     * row the condition matches.
+     */
+    public String lockRunnable(int states, int n) {
+        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n)
+                + " and machine = ? and queue = ? and state in " + params(states)
+                + " and lease_token is null and (not_before is null or not_before <= ?) for update skip locked";
     }
 
     /** Selects (id, version) of tasks a purge may delete, in id order. */

@@ -16,6 +16,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** What the benchmark and its second process share: the machine, the queue, the stores and runtimes. */
 final class Bench {
@@ -54,9 +58,28 @@ final class Bench {
         return TransitionEngine.builder().store(store).clock(Clock.system()).build();
     }
 
-    static TaskRuntime runtime(TransitionEngine engine, String owner, int workers, int batch, Duration poll, Worker<State> worker) {
-        return TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
-                .register(NOOP, QUEUE, worker, QueueOptions.defaults()).build();
+    /** A runtime on threads of its own: closing it stops the runtime and waits for every thread to end. */
+    record Runner(TaskRuntime runtime, ExecutorService threads) {
+        long completed() {
+            return runtime.completedCount();
+        }
+
+        void close() throws InterruptedException {
+            runtime.close();
+            threads.shutdown();
+            if (!threads.awaitTermination(1, TimeUnit.MINUTES)) throw new IllegalStateException("runtime threads still running");
+        }
+    }
+
+    static Runner runtime(TransitionEngine engine, String owner, int workers, int batch, Duration poll, Worker<State> worker) {
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(workers + 1, r -> {
+            Thread t = new Thread(r, "bench-" + owner + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        return new Runner(TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
+                .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), threads);
     }
 
     static long count(BenchPool pool, String sql) throws SQLException {

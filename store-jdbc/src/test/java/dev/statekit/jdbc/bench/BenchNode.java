@@ -1,6 +1,5 @@
 package dev.statekit.jdbc.bench;
 
-import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
@@ -40,7 +39,7 @@ public final class BenchNode {
             t.setDaemon(true);
             return t;
         });
-        TaskRuntime runtime = null;
+        Bench.Runner runtime = null;
         java.util.concurrent.ScheduledFuture<?> reporting = null;
         String line;
         while ((line = in.readLine()) != null) {
@@ -48,22 +47,22 @@ public final class BenchNode {
             switch (w[0]) {
                 case "run" -> {
                     JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
-                    TaskRuntime rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
+                    Bench.Runner rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
                             Integer.parseInt(w[2]), Integer.parseInt(w[3]), Duration.ofSeconds(1), ctx -> WorkResult.success());
-                    rt.start();
+                    rt.runtime().start();
                     runtime = rt;
                     reporting = report(reporter, rt, out);
                     out.println("ready");
                 }
                 case "latency" -> {
                     JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
-                    TaskRuntime rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
+                    Bench.Runner rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
                             Integer.parseInt(w[2]), 1, Duration.ofSeconds(30), ctx -> {
                                 long at = Bench.micros(Instant.now());
                                 out.println("started " + ctx.task().id() + " " + at);
                                 return WorkResult.success();
                             });
-                    rt.start();
+                    rt.runtime().start();
                     runtime = rt;
                     reporting = report(reporter, rt, out);
                     out.println("ready");
@@ -90,10 +89,10 @@ public final class BenchNode {
     }
 
     /** Prints "completed N" whenever the runtime's count of written results grows. */
-    private static java.util.concurrent.ScheduledFuture<?> report(ScheduledExecutorService reporter, TaskRuntime rt, PrintStream out) {
+    private static java.util.concurrent.ScheduledFuture<?> report(ScheduledExecutorService reporter, Bench.Runner rt, PrintStream out) {
         long[] last = {-1};
         return reporter.scheduleAtFixedRate(() -> {
-            long n = rt.completedCount();
+            long n = rt.completed();
             if (n != last[0]) {
                 last[0] = n;
                 out.println("completed " + n);

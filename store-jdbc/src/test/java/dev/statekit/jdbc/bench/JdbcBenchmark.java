@@ -1,6 +1,5 @@
 package dev.statekit.jdbc.bench;
 
-import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;
@@ -284,9 +283,9 @@ public final class JdbcBenchmark {
             store.pauseQueue(Bench.QUEUE, "loading");
             Instant now = Instant.now();
             for (int done = 0; done < n; done += 1000) store.createAll(newTasks(Math.min(1000, n - done), now));
-            TaskRuntime first = Bench.runtime(Bench.engine(store), "bench-1", workers, batch, Duration.ofMillis(100),
+            Bench.Runner first = Bench.runtime(Bench.engine(store), "bench-1", workers, batch, Duration.ofSeconds(1),
                     ctx -> WorkResult.success());
-            TaskRuntime second = null;
+            Bench.Runner second = null;
             Node remote = null;
             if (processes >= 2) {
                 if (db.postgres()) {
@@ -295,15 +294,16 @@ public final class JdbcBenchmark {
                 } else {
                     secondPool = db.pool();
                     second = Bench.runtime(Bench.engine(Bench.store(secondPool, db.dialect(), prefix, false)), "bench-2",
-                            workers, batch, Duration.ofMillis(100), ctx -> WorkResult.success());
-                    second.start();
+                            workers, batch, Duration.ofSeconds(1), ctx -> WorkResult.success());
+                    second.runtime().start();
                 }
             }
-            first.start();
+            first.runtime().start();
             long t0 = System.nanoTime();
-            first.resume(Bench.QUEUE);
+            first.runtime().resume(Bench.QUEUE);
+            if (second != null) second.runtime().resume(Bench.QUEUE);      // wakes it too: it shares no engine with the first
             long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
-            while (first.completedCount() + (second != null ? second.completedCount() : 0) + (remote != null ? remote.completed : 0) < n) {
+            while (first.completed() + (second != null ? second.completed() : 0) + (remote != null ? remote.completed : 0) < n) {
                 if (System.nanoTime() > deadline) throw new IllegalStateException("tasks did not finish within 10 minutes");
                 LockSupport.parkNanos(200_000);
             }
@@ -438,14 +438,14 @@ public final class JdbcBenchmark {
                 where = "created and started in one process (H2 is embedded: the runtime is woken in memory)";
                 TransitionEngine engine = Bench.engine(store);
                 AtomicLong startedAt = new AtomicLong();
-                TaskRuntime rt = Bench.runtime(engine, "bench-latency", 2, 1, Duration.ofSeconds(30), ctx -> {
+                Bench.Runner rt = Bench.runtime(engine, "bench-latency", 2, 1, Duration.ofSeconds(30), ctx -> {
                     startedAt.set(Bench.micros(Instant.now()));
                     return WorkResult.success();
                 });
-                rt.start();
+                rt.runtime().start();
                 int warmUp = Math.min(200, samples);
                 for (int i = -warmUp; i < samples; i++) {
-                    long before = rt.completedCount();
+                    long before = rt.completed();
                     startedAt.set(0);
                     Instant t0 = Instant.now();
                     engine.create(Bench.NOOP, TaskSpec.defaults().queue(Bench.QUEUE));
@@ -456,7 +456,7 @@ public final class JdbcBenchmark {
                         micros[i] = s - Bench.micros(t0);
                         createMicros[i] = created - Bench.micros(t0);
                     }
-                    while (rt.completedCount() == before) LockSupport.parkNanos(10_000);
+                    while (rt.completed() == before) LockSupport.parkNanos(10_000);
                 }
                 rt.close();
             }
