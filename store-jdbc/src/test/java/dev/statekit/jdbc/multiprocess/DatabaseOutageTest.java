@@ -143,8 +143,8 @@ class DatabaseOutageTest {
         long released = scalar(direct, "select count(*) from " + prefix + "history where event = 'RELEASE'");
         System.out.printf(Locale.ROOT, "database outage: %d tasks in %.1f s; cut for %d s at %d done, %d done when restored; %d STORE_UNAVAILABLE"
                         + " errors during the outage, %d connections refused, %d broken connections discarded; first task done %d ms"
-                        + " after the restore; %d tasks released by lease recovery, %d worker runs repeated (their first results"
-                        + " were lost with the connection), every task completed exactly once%n",
+                        + " after the restore; %d tasks released by lease recovery (their claims or results were lost with the"
+                        + " connection), %d worker runs repeated, every task completed exactly once%n",
                 TASKS, seconds, OUTAGE.toSeconds(), doneAtCut, doneAtRestore, unavailableDuring, proxy.refused(), viaProxy.discarded(),
                 TimeUnit.NANOSECONDS.toMillis(firstAfterRestoreNanos), released, again);
     }
