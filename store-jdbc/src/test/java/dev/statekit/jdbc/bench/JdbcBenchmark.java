@@ -60,11 +60,14 @@ public final class JdbcBenchmark {
     static final double GOAL_RUN = 26_000;
     static final double GOAL_ENQUEUE = 80_000;
     static final double GOAL_P99_MS = 20;
+    static final int CORES = Runtime.getRuntime().availableProcessors();
 
     private static final AtomicLong COUNTER = new AtomicLong();
     private static final String RUN = Long.toString(ProcessHandle.current().pid(), 36);
 
     private final Map<String, String> options;
+    /** The CPU time the last end-to-end run took, from the queue's resumption until every result was written. */
+    private Cpu lastCpu = new Cpu(0, 0, 0);
     private final List<String> summary = new ArrayList<>();
     private Node node;
 
@@ -255,8 +258,10 @@ public final class JdbcBenchmark {
         int bestBatch = 0;
         for (int batch : ints("batch")) {
             for (int workers : ints("workers")) {
+                String loadBefore = load();
                 double rate = run(db, sweepTasks, processes, workers, batch);
-                System.out.printf(Locale.ROOT, "    workers %2d, batch %3d: %,8.0f tasks/s%n", workers, batch, rate);
+                System.out.printf(Locale.ROOT, "    workers %2d, batch %3d: %,8.0f tasks/s; %s; load average %s -> %s%n", workers, batch, rate,
+                        lastCpu.perTask(sweepTasks, CORES), loadBefore, load());
                 if (rate > best) {
                     best = rate;
                     bestWorkers = workers;
@@ -264,10 +269,11 @@ public final class JdbcBenchmark {
                 }
             }
         }
+        String loadBefore = load();
         double full = run(db, tasks, processes, bestWorkers, bestBatch);
         String line = String.format(Locale.ROOT, "%s, %s: end to end %,.0f tasks/s (%,d no-op tasks; best setting: %d workers per"
-                + " process, batch size %d) — goal >= %,.0f: %s", db.name(), who, full, tasks, bestWorkers, bestBatch, GOAL_RUN,
-                full >= GOAL_RUN ? "met" : "short");
+                + " process, batch size %d) — goal >= %,.0f: %s; %s; load average %s -> %s", db.name(), who, full, tasks, bestWorkers,
+                bestBatch, GOAL_RUN, full >= GOAL_RUN ? "met" : "short", lastCpu.perTask(tasks, CORES), loadBefore, load());
         System.out.println("  " + line);
         summary.add(line);
     }
@@ -299,6 +305,7 @@ public final class JdbcBenchmark {
                 }
             }
             first.runtime().start();
+            Cpu before = Cpu.now(pool, remote);
             long t0 = System.nanoTime();
             first.runtime().resume(Bench.QUEUE);
             if (second != null) second.runtime().resume(Bench.QUEUE);      // wakes it too: it shares no engine with the first
@@ -308,6 +315,7 @@ public final class JdbcBenchmark {
                 LockSupport.parkNanos(200_000);
             }
             long t1 = System.nanoTime();
+            lastCpu = Cpu.now(pool, remote).minus(before);
             first.close();
             if (second != null) second.close();
             if (remote != null) remote.stop();
@@ -324,6 +332,60 @@ public final class JdbcBenchmark {
         }
     }
 
+    /**
+     * CPU time, in nanoseconds, of this JVM, of the second JVM and of the PostgreSQL backends
+     * serving the benchmark's connections (found by their application name; read from
+     * {@code /proc}, so only where the server runs on this machine, as on loopback).
+     */
+    private record Cpu(long self, long second, long database) {
+        static Cpu now(BenchPool pool, @org.jspecify.annotations.Nullable Node remote) throws SQLException {
+            long self = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+            long second = remote != null ? procCpu(remote.process.pid()) : 0;
+            long database = 0;
+            if (pool.postgres()) {
+                try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("select pid from pg_stat_activity where application_name = '" + BenchPool.APPLICATION + "'")) {
+                    while (rs.next()) database += procCpu(rs.getLong(1));
+                }
+            }
+            return new Cpu(self, second, database);
+        }
+
+        Cpu minus(Cpu before) {
+            // a backend that ended between the readings took its time with it: never below zero
+            return new Cpu(self - before.self, second - before.second, Math.max(0, database - before.database));
+        }
+
+        long total() {
+            return self + second + database;
+        }
+
+        /** Returns user + system time of a process of this machine from {@code /proc}, or 0 when it cannot be read. */
+        static long procCpu(long pid) {
+            try {
+                String stat = Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * (1_000_000_000L / CLOCK_TICKS);
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
+
+        /** Linux's USER_HZ, the unit of {@code /proc/PID/stat} times. */
+        static final long CLOCK_TICKS = 100;
+
+        String perTask(int n, int cores) {
+            double us = total() / 1e3 / n;
+            return String.format(Locale.ROOT, "CPU per task %.0f µs (this JVM %.0f, second JVM %.0f, PostgreSQL backends %.0f): at most %,.0f tasks/s"
+                    + " on %d idle cores", us, self / 1e3 / n, second / 1e3 / n, database / 1e3 / n, cores * 1e6 / us, cores);
+        }
+    }
+
+    private static String load() {
+        return String.format(Locale.ROOT, "%.1f", java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+
     // --- (b) enqueue ------------------------------------------------------------------------------
 
     private void enqueue(Db template) throws Exception {
@@ -333,15 +395,16 @@ public final class JdbcBenchmark {
             for (int round = 0; round < 2; round++) {      // the first round warms up
                 double rate = createAll(template, n, threads);
                 if (round == 1) {
-                    System.out.printf(Locale.ROOT, "(b) enqueue: %,d tasks with Store.createAll in batches of 1,000, %d thread(s): %,.0f tasks/s%n",
-                            n, threads, rate);
+                    System.out.printf(Locale.ROOT, "(b) enqueue: %,d tasks with Store.createAll in batches of 1,000, %d thread(s): %,.0f tasks/s;"
+                            + " load average %s%n", n, threads, rate, load());
                     batched = Math.max(batched, rate);
                 }
             }
         }
         int singles = Math.min(n, 20_000);
         double single = createOneByOne(template, singles, 8);
-        System.out.printf(Locale.ROOT, "(b) enqueue: %,d tasks with single Store.create calls from 8 threads: %,.0f tasks/s%n", singles, single);
+        System.out.printf(Locale.ROOT, "(b) enqueue: %,d tasks with single Store.create calls from 8 threads: %,.0f tasks/s; load average %s%n",
+                singles, single, load());
         String line = String.format(Locale.ROOT, "%s: batched enqueue %,.0f tasks/s (Store.createAll, batches of 1,000) — goal >= %,.0f: %s;"
                 + " single creates from 8 threads %,.0f tasks/s", template.name(), batched, GOAL_ENQUEUE, batched >= GOAL_ENQUEUE ? "met" : "short",
                 single);
@@ -465,8 +528,8 @@ public final class JdbcBenchmark {
             double p50 = micros[samples / 2] / 1e3;
             double p99 = micros[Math.min(samples - 1, (int) (samples * 0.99))] / 1e3;
             System.out.printf(Locale.ROOT, "(c) enqueue -> worker start, %,d single tasks on an idle queue, %s: p50 %.2f ms, p99 %.2f ms,"
-                    + " max %.2f ms (the create's own commit: p50 %.2f ms)%n", samples, where, p50, p99, micros[samples - 1] / 1e3,
-                    createMicros[samples / 2] / 1e3);
+                    + " max %.2f ms (the create's own commit: p50 %.2f ms); load average %s%n", samples, where, p50, p99,
+                    micros[samples - 1] / 1e3, createMicros[samples / 2] / 1e3, load());
             summary.add(String.format(Locale.ROOT, "%s: enqueue -> start %s p50 %.2f ms, p99 %.2f ms — goal p99 < %.0f ms: %s",
                     db.name(), db.postgres() ? "across processes" : "in one process", p50, p99, GOAL_P99_MS, p99 < GOAL_P99_MS ? "met" : "short"));
         } finally {
