@@ -82,6 +82,12 @@ final class Bench {
                 .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), threads);
     }
 
+    static void execute(BenchPool pool, String sql) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
     static long count(BenchPool pool, String sql) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
