@@ -21,14 +21,20 @@ import javax.sql.DataSource;
  * closing a borrowed connection gives it back (rolled back, in auto-commit mode). A connection
  * that was unwrapped (as the PostgreSQL listener does) is closed for real instead.
  */
-final class TestPool implements DataSource, AutoCloseable {
+public final class TestPool implements DataSource, AutoCloseable {
     private final String url;
     private final Properties properties;
     private final ArrayDeque<Connection> idle = new ArrayDeque<>();
     private final List<Connection> all = new ArrayList<>();
     private boolean closed;
 
-    TestPool(String url, Properties properties) {
+    /** Returns whether the pool connects to PostgreSQL. */
+    public boolean postgres() {
+        return url.startsWith("jdbc:postgresql:");
+    }
+
+    /** Creates a pool that connects to {@code url} with {@code properties} (user, password, ...). */
+    public TestPool(String url, Properties properties) {
         this.url = url;
         this.properties = properties;
     }

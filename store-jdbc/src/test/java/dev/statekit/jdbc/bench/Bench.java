@@ -1,5 +1,6 @@
 package dev.statekit.jdbc.bench;
 
+import dev.statekit.jdbc.TestPool;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 
 import dev.statekit.core.Machine;
@@ -44,13 +45,13 @@ final class Bench {
 
     /** A database to measure: its JDBC URL and credentials. */
     record Db(String name, Dialect dialect, String url, String user, String password) {
-        BenchPool pool() {
-            return new BenchPool(url, user, password);
+        TestPool pool() {
+            return BenchPool.open(url, user, password);
         }
     }
 
     /** Returns a store on {@code prefix}, creating its tables when asked. */
-    static JdbcStore store(BenchPool pool, Dialect dialect, String prefix, boolean create) {
+    static JdbcStore store(TestPool pool, Dialect dialect, String prefix, boolean create) {
         return JdbcStore.builder(pool).dialect(dialect).tablePrefix(prefix).createSchemaIfMissing(create).build();
     }
 
@@ -82,13 +83,13 @@ final class Bench {
                 .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), threads);
     }
 
-    static void execute(BenchPool pool, String sql) throws SQLException {
+    static void execute(TestPool pool, String sql) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
-    static long count(BenchPool pool, String sql) throws SQLException {
+    static long count(TestPool pool, String sql) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
@@ -96,7 +97,7 @@ final class Bench {
     }
 
     /** Drops every table and sequence of {@code prefix}. */
-    static void drop(BenchPool pool, String prefix) throws SQLException {
+    static void drop(TestPool pool, String prefix) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             for (String table : new String[] {"tasks", "history", "queues", "schema_version"}) {
                 s.execute("drop table if exists " + prefix + table);

@@ -1,5 +1,6 @@
 package dev.statekit.jdbc.bench;
 
+import dev.statekit.jdbc.TestPool;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
@@ -32,7 +33,7 @@ public final class BenchNode {
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
-        BenchPool pool = new BenchPool(args[0], args[1], args[2]);
+        TestPool pool = BenchPool.open(args[0], args[1], args[2]);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-reporter");

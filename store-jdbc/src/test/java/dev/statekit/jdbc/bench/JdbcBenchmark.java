@@ -1,5 +1,6 @@
 package dev.statekit.jdbc.bench;
 
+import dev.statekit.jdbc.TestPool;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;
@@ -147,8 +148,8 @@ public final class JdbcBenchmark {
 
     /** A database to measure; {@link #fresh()} returns the one a measurement uses. */
     private record Db(String name, Dialect dialect, String url, String user, String password, String settings) {
-        BenchPool pool() {
-            return new BenchPool(url, user, password);
+        TestPool pool() {
+            return BenchPool.open(url, user, password);
         }
 
         boolean postgres() {
@@ -178,7 +179,7 @@ public final class JdbcBenchmark {
     private Db db(String name) throws SQLException {
         if (name.equals("h2")) {
             Db probe = new Db("H2", Dialect.H2, h2Url(), "sa", "", "");
-            BenchPool pool = probe.pool();
+            TestPool pool = probe.pool();
             String version;
             try (Connection c = pool.getConnection()) {
                 version = c.getMetaData().getDatabaseProductVersion();
@@ -191,7 +192,7 @@ public final class JdbcBenchmark {
         if (!name.equals("pg")) throw new IllegalArgumentException("unknown database " + name + " (pg or h2)");
         String url = options.get("pg-url");
         StringBuilder settings = new StringBuilder("PostgreSQL at ").append(url);
-        BenchPool pool = new BenchPool(url, options.get("pg-user"), options.get("pg-password"));
+        TestPool pool = BenchPool.open(url, options.get("pg-user"), options.get("pg-password"));
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("show server_version")) {
                 rs.next();
@@ -213,7 +214,7 @@ public final class JdbcBenchmark {
         return "bench" + RUN + "_" + COUNTER.incrementAndGet() + "_";
     }
 
-    private static void cleanUp(Db db, BenchPool pool, String prefix) {
+    private static void cleanUp(Db db, TestPool pool, String prefix) {
         try {
             if (db.postgres()) Bench.drop(pool, prefix);
         } catch (SQLException e) {
@@ -282,8 +283,8 @@ public final class JdbcBenchmark {
     private double run(Db template, int n, int processes, int workers, int batch) throws Exception {
         Db db = template.fresh();
         String prefix = prefix();
-        BenchPool pool = db.pool();
-        BenchPool secondPool = null;
+        TestPool pool = db.pool();
+        TestPool secondPool = null;
         try {
             JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
             store.pauseQueue(Bench.QUEUE, "loading");
@@ -341,7 +342,7 @@ public final class JdbcBenchmark {
      * {@code /proc}, so only where the server runs on this machine, as on loopback).
      */
     private record Cpu(long self, long second, long database) {
-        static Cpu now(BenchPool pool, @org.jspecify.annotations.Nullable Node remote) throws SQLException {
+        static Cpu now(TestPool pool, @org.jspecify.annotations.Nullable Node remote) throws SQLException {
             long self = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                     .getProcessCpuTime();
             long second = remote != null ? procCpu(remote.process.pid()) : 0;
@@ -417,7 +418,7 @@ public final class JdbcBenchmark {
     private double createAll(Db template, int n, int threads) throws Exception {
         Db db = template.fresh();
         String prefix = prefix();
-        BenchPool pool = db.pool();
+        TestPool pool = db.pool();
         try {
             JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
             Instant now = Instant.now();
@@ -440,7 +441,7 @@ public final class JdbcBenchmark {
     private double createOneByOne(Db template, int n, int threads) throws Exception {
         Db db = template.fresh();
         String prefix = prefix();
-        BenchPool pool = db.pool();
+        TestPool pool = db.pool();
         try {
             JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
             AtomicLong next = new AtomicLong();
@@ -474,7 +475,7 @@ public final class JdbcBenchmark {
         int samples = number("samples");
         Db db = template.fresh();
         String prefix = prefix();
-        BenchPool pool = db.pool();
+        TestPool pool = db.pool();
         try {
             JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
             long[] micros = new long[samples];
