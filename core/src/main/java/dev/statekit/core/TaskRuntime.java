@@ -36,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +89,8 @@ public final class TaskRuntime implements AutoCloseable {
     private final ConcurrentHashMap<Long, Run<?, ?>> running = new ConcurrentHashMap<>();
     private final AtomicInteger free;
     private final AtomicBoolean dispatchPending = new AtomicBoolean();
+    /** One claim of a queue at a time from this runtime. */
+    private final Map<String, ReentrantLock> claimTurns = new ConcurrentHashMap<>();
     private final AtomicBoolean housekeepingPending = new AtomicBoolean();
     private final AtomicInteger rotation = new AtomicInteger();
     private final AtomicLong completed = new AtomicLong();
@@ -385,8 +388,19 @@ public final class TaskRuntime implements AutoCloseable {
     /** Claims up to {@code batchSize} tasks for a slot the caller holds; they are registered as running. */
     private <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now) {
         int max = r.options.precondition() != null ? 1 : batchSize;
-        List<TaskRecord> claimed = store.claim(new ClaimRequest(r.machine.name(), r.queue, r.rules, owner, now, leaseDuration,
-                max, r.options.starvationLimit()));
+        ClaimRequest request = new ClaimRequest(r.machine.name(), r.queue, r.rules, owner, now, leaseDuration, max,
+                r.options.starvationLimit());
+        // Claims of one queue are serialized by the store anyway; slots of this runtime take turns
+        // here rather than wait inside the store (a database claimer that waits holds a snapshot,
+        // which keeps the rows just claimed from being cleaned up).
+        ReentrantLock turn = claimTurns.computeIfAbsent(r.queue, q -> new ReentrantLock());
+        List<TaskRecord> claimed;
+        turn.lock();
+        try {
+            claimed = store.claim(request);
+        } finally {
+            turn.unlock();
+        }
         if (claimed.isEmpty()) return List.of();
         announce(r, claimed);
         List<Run<S, E>> runs = new ArrayList<>(claimed.size());

@@ -551,6 +551,7 @@ public final class JdbcStore implements Store {
     }
 
     private List<ApplyResult> writeEach(Connection c, List<Change> changes) throws SQLException {
+        if (dialect == Dialect.POSTGRESQL) return writeEachInOne(c, changes);
         List<Change> sorted = new ArrayList<>(changes);
         sorted.sort(Comparator.comparingLong(ch -> ch.next().id()));
         java.util.Map<Long, Integer> counts = new java.util.HashMap<>();
@@ -590,6 +591,109 @@ public final class JdbcStore implements Store {
         if (changesState(applied)) notifyWaiters(c);
         logApplied(applied);
         return results;
+    }
+
+    /**
+     * PostgreSQL: writes changes without command keys with one statement ({@link Sql#updateEach}):
+     * each row still at its expected version takes its change and its history entry; the others
+     * are left alone.
+     */
+    private List<ApplyResult> writeEachInOne(Connection c, List<Change> changes) throws SQLException {
+        List<Change> sorted = new ArrayList<>(changes);
+        sorted.sort(Comparator.comparingLong(ch -> ch.next().id()));     // the order rows are locked in
+        int n = sorted.size();
+        Long[] ids = new Long[n];
+        Long[] expected = new Long[n];
+        Long[] versions = new Long[n];
+        String[] states = new String[n];
+        String[] queues = new String[n];
+        Integer[] attempts = new Integer[n];
+        Integer[] retries = new Integer[n];
+        String[] owners = new String[n];
+        Long[] tokens = new Long[n];
+        String[] expiries = new String[n];
+        String[] notBefore = new String[n];
+        String[] errorCodes = new String[n];
+        String[] errorMessages = new String[n];
+        Boolean[] errorRetryable = new Boolean[n];
+        String[] errorSteps = new String[n];
+        String[] attributes = new String[n];
+        String[] payloads = new String[n];
+        String[] updatedAt = new String[n];
+        Long[] entryVersions = new Long[n];
+        String[] from = new String[n];
+        String[] to = new String[n];
+        String[] events = new String[n];
+        String[] sources = new String[n];
+        String[] actors = new String[n];
+        String[] reasons = new String[n];
+        String[] at = new String[n];
+        for (int i = 0; i < n; i++) {
+            Change change = sorted.get(i);
+            TaskRecord t = change.next();
+            HistoryEntry e = change.entry();
+            Lease lease = t.lease();
+            TaskError error = t.lastError();
+            ids[i] = t.id();
+            expected[i] = change.expectedVersion();
+            versions[i] = t.version();
+            states[i] = t.state();
+            queues[i] = t.queue();
+            attempts[i] = t.attempts();
+            retries[i] = t.retries();
+            if (lease != null) {
+                owners[i] = lease.owner();
+                tokens[i] = lease.fencingToken();
+                expiries[i] = Rows.pgTimestamp(lease.expiresAt());
+            }
+            notBefore[i] = Rows.pgTimestamp(t.notBefore());
+            if (error != null) {
+                errorCodes[i] = error.code();
+                errorMessages[i] = error.message();
+                errorRetryable[i] = error.retryable();
+                errorSteps[i] = error.step();
+            }
+            attributes[i] = AttributeCodec.encode(t.attributes());
+            payloads[i] = t.payload();
+            updatedAt[i] = Rows.pgTimestamp(t.updatedAt());
+            entryVersions[i] = e.version();
+            from[i] = e.from();
+            to[i] = e.to();
+            events[i] = e.event();
+            sources[i] = e.source().name();
+            actors[i] = e.actor();
+            reasons[i] = e.reason();
+            at[i] = Rows.pgTimestamp(e.at());
+        }
+        Set<Long> updated = new HashSet<>(2 * n);
+        try (PreparedStatement ps = c.prepareStatement(sql.updateEach)) {
+            Object[][] columns = {ids, expected, versions, states, queues, attempts, retries, owners, tokens, expiries, notBefore,
+                errorCodes, errorMessages, errorRetryable, errorSteps, attributes, payloads, updatedAt, entryVersions, from, to,
+                events, sources, actors, reasons, at};
+            for (int i = 0; i < columns.length; i++) ps.setArray(i + 1, c.createArrayOf(arrayType(columns[i]), columns[i]));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) updated.add(rs.getLong(1));
+            }
+        }
+        List<Change> applied = new ArrayList<>(updated.size());
+        for (Change change : sorted) if (updated.contains(change.next().id())) applied.add(change);
+        List<ApplyResult> results = new ArrayList<>(changes.size());
+        for (Change change : changes) {
+            long id = change.next().id();
+            if (updated.contains(id)) results.add(ApplyResult.APPLIED);
+            else results.add(exists(c, id) ? ApplyResult.conflict(id) : ApplyResult.notFound(id));
+        }
+        if (changesState(applied)) notifyWaiters(c);
+        logApplied(applied);
+        return results;
+    }
+
+    /** The PostgreSQL element type of an array parameter; times travel as text. */
+    private static String arrayType(Object[] values) {
+        if (values instanceof Long[]) return "int8";
+        if (values instanceof Integer[]) return "int4";
+        if (values instanceof Boolean[]) return "bool";
+        return "text";
     }
 
     private static boolean changesState(List<Change> changes) {
@@ -842,6 +946,12 @@ public final class JdbcStore implements Store {
 
         Instant now = Objects.requireNonNull(Rows.micros(request.now()));
         Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
+        return dialect == Dialect.POSTGRESQL ? claimInOne(c, request, picks, now, expires) : claimEach(c, request, picks, now, expires);
+    }
+
+    /** Claims locked tasks with a batch of updates and one history statement. */
+    private List<TaskRecord> claimEach(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
+            throws SQLException {
         List<TaskRecord> claimed = new ArrayList<>(picks.size());
         List<HistoryEntry> entries = new ArrayList<>(picks.size());
         long[] tokens = tokens(c, picks.size());
@@ -884,6 +994,70 @@ public final class JdbcStore implements Store {
         return claimed;
     }
 
+
+    /**
+     * PostgreSQL: claims the picked tasks that are still at the version read, draws their fencing
+     * tokens and writes their history with one statement ({@link Sql#claimTasks}). A task another
+     * writer changed since it was read is not claimed.
+     */
+    private List<TaskRecord> claimInOne(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
+            throws SQLException {
+        int n = picks.size();
+        Long[] ids = new Long[n];
+        Long[] versions = new Long[n];
+        String[] from = new String[n];
+        String[] to = new String[n];
+        String[] events = new String[n];
+        String[] encoded = new String[n];
+        Attributes[] attributes = new Attributes[n];
+        for (int p = 0; p < n; p++) {
+            TaskRecord t = picks.get(p);
+            ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()), "no rule for a candidate's state");
+            ids[p] = t.id();
+            versions[p] = t.version();
+            from[p] = t.state();
+            to[p] = rule.to();
+            events[p] = rule.event();
+            attributes[p] = rule.attributesOf(t);     // the start row's effect, while the row is locked
+            if (rule.effect() != null) encoded[p] = AttributeCodec.encode(attributes[p]);   // null keeps the stored text
+        }
+        java.util.Map<Long, Long> tokens = new java.util.HashMap<>(2 * n);
+        try (PreparedStatement ps = c.prepareStatement(sql.claimTasks)) {
+            ps.setArray(1, c.createArrayOf("int8", ids));
+            ps.setArray(2, c.createArrayOf("int8", versions));
+            ps.setArray(3, c.createArrayOf("text", from));
+            ps.setArray(4, c.createArrayOf("text", to));
+            ps.setArray(5, c.createArrayOf("text", events));
+            ps.setArray(6, c.createArrayOf("text", encoded));
+            ps.setString(7, request.owner());
+            Rows.setInstant(ps, 8, expires);
+            Rows.setInstant(ps, 9, now);
+            ps.setString(10, TriggerSource.SYSTEM.name());
+            ps.setString(11, request.owner());
+            ps.setString(12, "claimed");
+            Rows.setInstant(ps, 13, now);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) tokens.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        List<TaskRecord> claimed = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            TaskRecord t = picks.get(p);
+            Long token = tokens.get(t.id());
+            if (token == null) continue;
+            claimed.add(t.toBuilder()
+                    .state(to[p])
+                    .attributes(attributes[p])
+                    .lease(new Lease(request.owner(), token, expires))
+                    .attempts(t.attempts() + 1)
+                    .notBefore(null)
+                    .updatedAt(now)
+                    .version(t.version() + 1)
+                    .build());
+        }
+        return claimed;
+    }
+
     /** Draws {@code n} fencing tokens with one query. */
     private long[] tokens(Connection c, int n) throws SQLException {
         long[] tokens = new long[n];
@@ -915,7 +1089,10 @@ public final class JdbcStore implements Store {
     }
 
     /**
-     * The runnable tasks of one claim, read lazily in claim order and locked as they are read.
+     * The runnable tasks of one claim, read lazily in claim order. On PostgreSQL they are not
+     * locked: the queue row the claim holds keeps other claimers of the queue out, and the claim's
+     * update takes a task only while it is still at the version read, so a task another writer
+     * changed meanwhile is left alone. On H2 each row read is locked by id.
      *
      * <p>{@code main} is a prefix of the claim order. Since a claim picks at most {@code room}
      * tasks, the first untaken task of a prefix of {@code room} rows is the first untaken runnable
@@ -927,7 +1104,7 @@ public final class JdbcStore implements Store {
         final ClaimRequest request;
         final List<String> states = new ArrayList<>();
         final int batch;
-        final boolean lockInQuery = dialect == Dialect.POSTGRESQL;
+        final boolean pg = dialect == Dialect.POSTGRESQL;
         final List<TaskRecord> main = new ArrayList<>();
         final Set<Long> taken = new HashSet<>();
         final Set<Long> bad = new HashSet<>();
@@ -961,11 +1138,10 @@ public final class JdbcStore implements Store {
                 int limit = taken.size() + bad.size() + 1;
                 List<TaskRecord> read = new ArrayList<>();
                 int rows;
-                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, lockInQuery))) {
+                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, false, limit))) {
                     int i = bind(ps);
                     // H2 seeks a descending index column on an inclusive bound only.
-                    ps.setInt(i++, lockInQuery ? priority : priority - 1);
-                    ps.setInt(i, limit);
+                    ps.setInt(i, pg ? priority : priority - 1);
                     rows = read(ps, read, false);
                 }
                 for (TaskRecord t : lock(read)) {
@@ -984,8 +1160,8 @@ public final class JdbcStore implements Store {
         private void fetch() throws SQLException {
             List<TaskRecord> read = new ArrayList<>();
             int rows;
-            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, lockInQuery))) {
-                ps.setInt(bind(ps), batch);
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, false, batch))) {
+                bind(ps);
                 rows = read(ps, read, true);
             }
             for (TaskRecord t : lock(read)) if (!taken.contains(t.id())) main.add(t);
@@ -1007,13 +1183,13 @@ public final class JdbcStore implements Store {
         }
 
         /**
-         * On PostgreSQL, returns {@code read}: its query locked the rows. On H2, whose
-         * {@code FOR UPDATE} with a limit locks every row the condition matches, locks the rows
+         * On PostgreSQL, returns {@code read} (see above). On H2, whose {@code FOR UPDATE} with a
+         * limit locks every row the condition matches, locks the rows
          * read by id, skipping those another transaction holds and those no longer runnable, and
          * returns them as they are now, in the order read.
          */
         private List<TaskRecord> lock(List<TaskRecord> read) throws SQLException {
-            if (lockInQuery || read.isEmpty()) return read;
+            if (pg || read.isEmpty()) return read;
             java.util.Map<Long, TaskRecord> locked = new java.util.HashMap<>();
             try (PreparedStatement ps = c.prepareStatement(sql.lockRunnable(states.size(), read.size()))) {
                 int i = 1;
@@ -1196,13 +1372,12 @@ public final class JdbcStore implements Store {
         List<String> states = new ArrayList<>();
         for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
         return read("peeking at queue " + request.queue(), null, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), false, false, false))) {
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), false, false, false, request.max()))) {
                 int i = 1;
                 ps.setString(i++, request.machine());
                 ps.setString(i++, request.queue());
                 for (String s : states) ps.setString(i++, s);
-                Rows.setInstant(ps, i++, request.now());
-                ps.setInt(i, request.max());
+                Rows.setInstant(ps, i, request.now());
                 try (ResultSet rs = ps.executeQuery()) {
                     return tasks(rs);
                 }

@@ -87,6 +87,28 @@ public final class Sql {
     public final String deleteHistory;
     /** Sends a notification on a channel (PostgreSQL). */
     public final String notify;
+    /**
+     * PostgreSQL: claims locked tasks and writes their history in one statement, drawing a fencing
+     * token for each; returns (id, lease_token) of each task updated. Parameters: arrays of ids,
+     * versions, from states, to states, events and encoded attributes (a null element keeps the
+     * stored ones); then owner, lease expiry, now, and the history's source, actor, reason and time.
+     */
+    public final String claimTasks;
+    /**
+     * PostgreSQL: applies changes without command keys in one statement, each on its own: a row
+     * at another version is left alone. Returns the id of each task updated. Parameters: the
+     * {@link #UPDATE_EACH_ARRAYS} arrays, one element per change, in that order.
+     */
+    public final String updateEach;
+    /** The number of array parameters of {@link #updateEach}. */
+    public static final int UPDATE_EACH_ARRAYS = 26;
+    // id, expected, version, state, queue, attempts, retries, lease owner, token, expiry, not before,
+    // error code, message, retryable, step, attributes, payload, updated at; then the history entry's
+    // version, from, to, event, source, actor, reason, at. Times travel as text with their offset.
+    private static final String UPDATE_EACH_TYPES = "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::int[],"
+            + " ?::int[], ?::text[], ?::bigint[], ?::text[]::timestamptz[], ?::text[]::timestamptz[], ?::text[], ?::text[],"
+            + " ?::boolean[], ?::text[], ?::text[], ?::text[], ?::text[]::timestamptz[], ?::bigint[], ?::text[], ?::text[],"
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]::timestamptz[]";
 
     /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
     private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
@@ -104,7 +126,7 @@ public final class Sql {
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
                 + " cancel_requested) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false)";
-        insertTask = pg ? insert + " on conflict (machine, idempotency_key) do nothing returning id, sequence"
+        insertTask = pg ? insert + " on conflict (machine, idempotency_key) where idempotency_key is not null do nothing returning id, sequence"
                 : "select id, sequence from final table (" + insert + ")";
         insertMany = insert.substring(0, insert.indexOf(" values ("));
         insertTaskValues = insert.substring(insert.indexOf(" values (") + " values ".length());
@@ -157,6 +179,34 @@ public final class Sql {
                 + " and not exists (select 1 from " + tasks + " c where c.parent_id = ?)";
         deleteHistory = "delete from " + history + " where task_id = ?";
         notify = "select pg_notify(?, ?)";
+        // Fencing tokens are drawn in claim order (the arrays' order): a volatile output is computed after the sort.
+        claimTasks = "with v (id, version, from_state, state, event, attributes, ord, token) as (select x.*,"
+                + " nextval('" + prefix + "fencing_seq') from unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[],"
+                + " ?::text[]) with ordinality as x order by x.ordinality),"
+                + " u as (update " + tasks + " t set state = v.state, attributes = coalesce(v.attributes, t.attributes),"
+                + " lease_owner = ?, lease_token = v.token, lease_expires_at = ?,"
+                + " attempts = t.attempts + 1, not_before = null, updated_at = ?, version = t.version + 1,"
+                + " cancel_requested = false from v where t.id = v.id and t.version = v.version returning t.id, t.lease_token),"
+                + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.version + 1, v.from_state,"
+                + " v.state, v.event, ?, ?, ?, ?, null from v join u on u.id = v.id)"
+                + " select id, lease_token from u";
+        // A lease kept with its fencing token keeps its stored owner and expiry: only renew moves them.
+        updateEach = "with v (id, expected, version, state, queue, attempts, retries, lease_owner, lease_token,"
+                + " lease_expires_at, not_before, error_code, error_message, error_retryable, error_step, attributes,"
+                + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at) as ("
+                + " select * from unnest(" + UPDATE_EACH_TYPES + ")),"
+                + " u as (update " + tasks + " t set state = v.state, queue = v.queue, attempts = v.attempts, retries = v.retries,"
+                + " lease_owner = case when v.lease_token is null then null when t.lease_token = v.lease_token"
+                + " then t.lease_owner else v.lease_owner end,"
+                + " lease_expires_at = case when v.lease_token is null then null when t.lease_token = v.lease_token"
+                + " then t.lease_expires_at else v.lease_expires_at end,"
+                + " lease_token = v.lease_token, not_before = v.not_before, last_error_code = v.error_code,"
+                + " last_error_message = v.error_message, last_error_retryable = v.error_retryable,"
+                + " last_error_step = v.error_step, attributes = v.attributes, payload = v.payload, updated_at = v.updated_at,"
+                + " version = v.version from v where t.id = v.id and t.version = v.expected returning t.id),"
+                + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.h_version, v.from_state,"
+                + " v.to_state, v.event, v.source, v.actor, v.reason, v.at, null from v join u on u.id = v.id)"
+                + " select id from u";
     }
 
     /** Returns {@code (?, ?, ...)} with {@code n} parameters. */
@@ -214,11 +264,13 @@ public final class Sql {
     /**
      * Selects runnable tasks of (machine, queue, states) in claim order: parameters machine, queue,
      * the states, now, then with {@code after} the last key (priority twice, sequence twice, id),
-     * then with {@code below} a priority bound, then the limit.
+     * then with {@code below} a priority bound. The limit is part of the text: with it known, the
+     * database can keep one plan for every execution instead of planning each one.
      *
-     * @param lock lock the rows, skipping those other transactions hold
+     * @param lock  lock the rows, skipping those other transactions hold
+     * @param limit the most rows to return
      */
-    public String runnable(int states, boolean after, boolean below, boolean lock) {
+    public String runnable(int states, boolean after, boolean below, boolean lock, int limit) {
         boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
                 .append(" where machine = ? and queue = ? and state in ").append(params(states))
@@ -227,7 +279,7 @@ public final class Sql {
         // H2 seeks a descending index column on an inclusive bound only: its caller binds the bound minus one.
         if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
         // H2 reads rows in the order of an index only when the order names the index's leading columns.
-        b.append(pg || states != 1 ? " order by" : " order by machine, queue, state,").append(" priority desc, sequence, id limit ?");
+        b.append(pg || states != 1 ? " order by" : " order by machine, queue, state,").append(" priority desc, sequence, id limit ").append(limit);
         if (lock) b.append(" for update skip locked");
         return b.toString();
     }

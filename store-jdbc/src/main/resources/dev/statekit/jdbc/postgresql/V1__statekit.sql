@@ -40,26 +40,29 @@ create table if not exists ${prefix}tasks (
     created_at           timestamp(6) with time zone not null,
     updated_at           timestamp(6) with time zone not null,
     version              bigint not null,
-    cancel_requested     boolean not null default false,
-    constraint ${prefix}tasks_creation_key unique (machine, idempotency_key)
+    cancel_requested     boolean not null default false
 );
 
--- Claims: runnable tasks of one machine, queue and state in claim order.
+-- Every index is written by each update of a row that changes an indexed column (a claim, a
+-- result): the task table keeps few, and partial ones where most rows would not need an entry.
+
+-- A creation's idempotency key names at most one task of a machine.
+create unique index if not exists ${prefix}tasks_creation_key
+    on ${prefix}tasks (machine, idempotency_key) where idempotency_key is not null;
+
+-- Claims: runnable tasks of one machine, state and queue in claim order; purges read the
+-- lease-free tasks of a machine in given states from it too.
 create index if not exists ${prefix}tasks_claim_idx
-    on ${prefix}tasks (machine, queue, state, priority desc, sequence, id) where lease_token is null;
+    on ${prefix}tasks (machine, state, queue, priority desc, sequence, id) where lease_token is null;
 -- Due-time scans of lease-free tasks.
 create index if not exists ${prefix}tasks_due_idx
     on ${prefix}tasks (machine, state, not_before) where lease_token is null and not_before is not null;
--- Expired leases, leases of one owner, leases of one queue.
+-- Leased tasks (as many as run at once): expired leases, and read through for the leases of one
+-- owner or one queue.
 create index if not exists ${prefix}tasks_lease_idx
     on ${prefix}tasks (lease_expires_at) where lease_token is not null;
-create index if not exists ${prefix}tasks_owner_idx
-    on ${prefix}tasks (lease_owner) where lease_token is not null;
-create index if not exists ${prefix}tasks_queue_lease_idx
-    on ${prefix}tasks (queue) where lease_token is not null;
--- Children of a task, and purges of old tasks.
-create index if not exists ${prefix}tasks_parent_idx on ${prefix}tasks (parent_id);
-create index if not exists ${prefix}tasks_purge_idx on ${prefix}tasks (machine, state, updated_at);
+-- Children of a task.
+create index if not exists ${prefix}tasks_parent_idx on ${prefix}tasks (parent_id) where parent_id is not null;
 
 create table if not exists ${prefix}history (
     task_id     bigint not null,
@@ -76,7 +79,8 @@ create table if not exists ${prefix}history (
 );
 
 -- A command key is applied to a task at most once.
-create unique index if not exists ${prefix}history_command_idx on ${prefix}history (task_id, command_key);
+create unique index if not exists ${prefix}history_command_idx
+    on ${prefix}history (task_id, command_key) where command_key is not null;
 
 create table if not exists ${prefix}queues (
     name          text primary key,

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Test;
  * holding the limited queue's task, at random points of that queue's progress.
  *
  * <p>20,000 tasks are created up front: 200 on a queue limited to one running task, the rest on
- * two unlimited queues. Leases are short (2 s, renewed every 500 ms, polls every 250 ms), so recovery
+ * three unlimited queues. One of them, holding 4,000 tasks, stays paused until the fourth kill,
+ * so that the run cannot end before every kill happened however fast the processes are. Leases are short (2 s, renewed every 500 ms, polls every 250 ms), so recovery
  * is fast. The workers record every attempt in a table of the test's own, keyed by task and
  * fencing token, with start and end times taken from the database clock. A trigger of the test
  * copies every history row into a side table as it is inserted, numbered in the order the
@@ -58,6 +59,9 @@ class MultiProcessSafetyTest {
     static final int TASKS = 20_000;
     static final int LIMITED_TASKS = 200;
     static final List<String> BULK = List.of("bulk-a", "bulk-b");
+    /** An unlimited queue paused until the last kill: the run outlasts the kills. */
+    static final String RESERVE = "bulk-reserve";
+    static final int RESERVE_TASKS = 4_000;
     static final int NODES = 3;
     static final int KILLS = 4;
     static final Duration LEASE = Duration.ofMillis(2_000);
@@ -99,12 +103,13 @@ class MultiProcessSafetyTest {
             Random random = new Random(seed);
             // The first two kills come at random points of the limited queue's progress (so that it is
             // still running, however fast it is next to the rest); the last two at random points of
-            // the whole run's. Kills are at least two seconds apart.
+            // the progress of the tasks outside the reserve. Kills are at least two seconds apart.
             double[] thresholds = {
                 (0.15 + 0.2 * random.nextDouble()) * LIMITED_TASKS,
                 (0.50 + 0.2 * random.nextDouble()) * LIMITED_TASKS,
-                (0.45 + 0.1 * random.nextDouble()) * TASKS,
-                (0.70 + 0.1 * random.nextDouble()) * TASKS};
+                (0.45 + 0.1 * random.nextDouble()) * (TASKS - RESERVE_TASKS),
+                (0.70 + 0.1 * random.nextDouble()) * (TASKS - RESERVE_TASKS)};
+            store.pauseQueue(RESERVE, "held back until the last kill");
 
             long started = System.nanoTime();
             Instant startedAt = Instant.now();
@@ -135,6 +140,7 @@ class MultiProcessSafetyTest {
                         boolean sameOwner = kills.size() % 2 == 0;
                         kills.add(kill(nodes, victim, sameOwner, kills.size() + 1));
                         lastKill = System.nanoTime();
+                        if (kills.size() == KILLS) store.resumeQueue(RESERVE);
                     }
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
@@ -203,7 +209,9 @@ class MultiProcessSafetyTest {
                 int first = t;
                 futures.add(pool.submit(() -> {
                     for (int i = first; i < TASKS; i += threads) {
-                        String queue = i % every == 0 && i / every < LIMITED_TASKS ? Node.LIMITED : BULK.get(i % BULK.size());
+                        // Every fifth task goes to the reserve (none of the limited queue's, at multiples of 100).
+                        String queue = i % every == 0 && i / every < LIMITED_TASKS ? Node.LIMITED
+                                : i % 5 == 4 ? RESERVE : BULK.get(i % BULK.size());
                         engine.create(Chores.MACHINE, TaskSpec.defaults().queue(queue));
                     }
                     return null;
@@ -231,7 +239,7 @@ class MultiProcessSafetyTest {
                 "url=" + Pg.url(), "user=" + Pg.user(), "password=" + Pg.password(), "prefix=" + prefix, "owner=" + owner,
                 "app=" + app, "lease=" + LEASE.toMillis(), "heartbeat=" + HEARTBEAT.toMillis(), "poll=" + POLL.toMillis(),
                 "workers=" + WORKERS, "batch=" + BATCH, "limitedWork=" + LIMITED_WORK, "bulkWork=" + BULK_WORK,
-                "queues=" + String.join(",", BULK)));
+                "queues=" + String.join(",", BULK) + "," + RESERVE));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new NodeProcess(owner, p, log);
     }
