@@ -491,7 +491,8 @@ public final class TaskRuntime implements AutoCloseable {
             }
             List<TransitionEngine.Request<?, ?>> requests = new ArrayList<>(done.size());
             for (Completion<S, E> c : done) {
-                requests.add(new TransitionEngine.Request<>(c.run.reg.machine, c.run.task.id(), c.event, c.command, c.adjust));
+                requests.add(new TransitionEngine.Request<>(c.run.reg.machine, c.run.task.id(), c.event, c.command, c.adjust,
+                        c.run.task.record()));
             }
             List<Outcome<?>> outcomes = engine.fireEach(requests);
             for (int i = 0; i < done.size(); i++) {

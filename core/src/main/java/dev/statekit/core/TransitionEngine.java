@@ -223,9 +223,15 @@ public final class TransitionEngine {
         }
     }
 
-    /** One command of {@link #fireEach}, with the runtime's record adjustment. */
+    /**
+     * One command of {@link #fireEach}, with the runtime's record adjustment and, when the caller
+     * holds it, the task as it last saw it ({@code known}): the command is decided on that record
+     * instead of a fresh read. The write still requires the task at that record's version, and a
+     * command refused on it is decided again on a fresh read, so a stale record changes nothing
+     * but the cost.
+     */
     record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, E event, Command command,
-                                                         @Nullable Adjust adjust) {}
+                                                         @Nullable Adjust adjust, @Nullable TaskRecord known) {}
 
     /**
      * Fires several commands at distinct tasks, each on its own (not atomically together), with one
@@ -236,20 +242,21 @@ public final class TransitionEngine {
         int n = requests.size();
         Outcome<?>[] outcomes = new Outcome<?>[n];
         List<Long> ids = new ArrayList<>(n);
-        for (Request<?, ?> r : requests) ids.add(r.taskId());
-        Map<Long, TaskRecord> current = store.findAll(ids);
+        for (Request<?, ?> r : requests) if (r.known() == null || r.known().id() != r.taskId()) ids.add(r.taskId());
+        Map<Long, TaskRecord> current = ids.isEmpty() ? Map.of() : store.findAll(ids);
         List<Change> changes = new ArrayList<>(n);
         int[] index = new int[n];
         for (int i = 0; i < n; i++) {
             Request<?, ?> r = requests.get(i);
-            TaskRecord t = current.get(r.taskId());
+            TaskRecord known = r.known() != null && r.known().id() == r.taskId() ? r.known() : null;
+            TaskRecord t = known != null ? known : current.get(r.taskId());
             if (t == null || r.command().idempotencyKey() != null) {
                 outcomes[i] = fireAlone(r);
                 continue;
             }
             Object d = decideRequest(r, t);
             if (d instanceof Outcome.Refused<?> refused) {
-                outcomes[i] = refused;
+                outcomes[i] = known != null ? fireAlone(r) : refused;
             } else {
                 index[changes.size()] = i;
                 changes.add((Change) d);

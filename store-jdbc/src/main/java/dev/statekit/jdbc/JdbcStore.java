@@ -1108,6 +1108,8 @@ public final class JdbcStore implements Store {
         final List<TaskRecord> main = new ArrayList<>();
         final Set<Long> taken = new HashSet<>();
         final Set<Long> bad = new HashSet<>();
+        int topCursor;
+        int lowerCursor;
         long @Nullable [] last;            // priority, sequence, id of the last row read into main
         boolean exhausted;
         int noLowerBelow = Integer.MIN_VALUE;   // beyond main, no runnable task has a priority below this
@@ -1122,14 +1124,22 @@ public final class JdbcStore implements Store {
 
         @Nullable TaskRecord top() throws SQLException {
             while (true) {
-                for (TaskRecord t : main) if (!taken.contains(t.id())) return t;
+                // Tasks are only ever taken: the first untaken one of main moves forward only.
+                while (topCursor < main.size() && taken.contains(main.get(topCursor).id())) topCursor++;
+                if (topCursor < main.size()) return main.get(topCursor);
                 if (exhausted) return null;
                 fetch();
             }
         }
 
         @Nullable TaskRecord lower(int priority) throws SQLException {
-            for (TaskRecord t : main) if (t.priority() < priority && !taken.contains(t.id())) return t;
+            // main is in claim order and the priorities asked for never rise within a claim: the
+            // first untaken task of a lower priority moves forward only.
+            while (lowerCursor < main.size()
+                    && (main.get(lowerCursor).priority() >= priority || taken.contains(main.get(lowerCursor).id()))) {
+                lowerCursor++;
+            }
+            if (lowerCursor < main.size()) return main.get(lowerCursor);
             if (exhausted || priority <= noLowerBelow) return null;
             TaskRecord cached = beyondLower;
             if (cached != null && cached.priority() < priority && !taken.contains(cached.id())) return cached;
