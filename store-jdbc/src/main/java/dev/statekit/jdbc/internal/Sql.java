@@ -156,8 +156,9 @@ public final class Sql {
         setSkipped = "update " + queues + " set skipped_lower = ? where name = ?";
         // H2's indexes keep nulls first and H2 has no partial indexes: a range on an indexed column
         // needs a lower bound too, or the scan reads every row whose value is null.
-        String anyToken = pg ? "" : " and lease_token >= " + Long.MIN_VALUE;
-        leased = "select count(*) from " + tasks + " where queue = ? and lease_token is not null" + anyToken;
+        // Leased tasks are read through the lease index: on H2 its range needs the lower bound.
+        String anyLease = pg ? "" : " and lease_expires_at >= " + H2_EARLIEST;
+        leased = "select count(*) from " + tasks + " where queue = ? and lease_token is not null" + anyLease;
         claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
                 + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
                 + " where id = ? and version = ?";
@@ -169,7 +170,7 @@ public final class Sql {
         expired = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_expires_at <= ?"
                 + (pg ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " order by lease_expires_at, id limit ?";
         leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_owner = ?"
-                + " order by id limit ?";
+                + anyLease + " order by id limit ?";
         nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
         nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
         nextToken = pg ? "select nextval('" + prefix + "fencing_seq')" : "select next value for " + prefix + "fencing_seq";
@@ -279,7 +280,7 @@ public final class Sql {
         // H2 seeks a descending index column on an inclusive bound only: its caller binds the bound minus one.
         if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
         // H2 reads rows in the order of an index only when the order names the index's leading columns.
-        b.append(pg || states != 1 ? " order by" : " order by machine, queue, state,").append(" priority desc, sequence, id limit ").append(limit);
+        b.append(pg || states != 1 ? " order by" : " order by machine, state, queue,").append(" priority desc, sequence, id limit ").append(limit);
         if (lock) b.append(" for update skip locked");
         return b.toString();
     }

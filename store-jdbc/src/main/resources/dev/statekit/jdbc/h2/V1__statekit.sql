@@ -44,17 +44,18 @@ create table if not exists ${prefix}tasks (
     constraint ${prefix}tasks_creation_key unique (machine, idempotency_key)
 );
 
--- Claims: runnable tasks of one machine, queue and state in claim order.
-create index if not exists ${prefix}tasks_claim_idx on ${prefix}tasks (machine, queue, state, priority desc, sequence, id);
+-- Every index whose columns an update changes is rewritten by it (a claim, a result): the task
+-- table keeps few.
+-- Claims: runnable tasks of one machine, state and queue in claim order; purges read the tasks of
+-- a machine in given states from it too.
+create index if not exists ${prefix}tasks_claim_idx on ${prefix}tasks (machine, state, queue, priority desc, sequence, id);
 -- Due-time scans.
 create index if not exists ${prefix}tasks_due_idx on ${prefix}tasks (machine, state, not_before);
--- Expired leases, leases of one owner, leases of one queue.
+-- Leased tasks (as many as run at once): expired leases, and read through for the leases of one
+-- owner or one queue.
 create index if not exists ${prefix}tasks_lease_idx on ${prefix}tasks (lease_expires_at);
-create index if not exists ${prefix}tasks_owner_idx on ${prefix}tasks (lease_owner);
-create index if not exists ${prefix}tasks_queue_lease_idx on ${prefix}tasks (queue, lease_token);
--- Children of a task, and purges of old tasks.
+-- Children of a task.
 create index if not exists ${prefix}tasks_parent_idx on ${prefix}tasks (parent_id);
-create index if not exists ${prefix}tasks_purge_idx on ${prefix}tasks (machine, state, updated_at);
 
 create table if not exists ${prefix}history (
     task_id     bigint not null,
