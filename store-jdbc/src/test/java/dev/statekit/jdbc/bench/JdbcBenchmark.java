@@ -54,7 +54,7 @@ import java.util.concurrent.locks.LockSupport;
  * </ol>
  *
  * Run with {@code gradle -q :store-jdbc:bench}; options through {@code -PbenchArgs="..."}:
- * {@code --db pg,h2 --tasks 100000 --sweep-tasks 10000 --workers 2,4,8 --batch 1,64,256,512
+ * {@code --db pg,h2 --tasks 100000 --sweep-tasks 20000 --warm-up 50000 --workers 2,4,8 --batch 1,64,256,512
  * --processes 1,2 --samples 1000 --only run,enqueue,latency --pg-url URL --pg-user U --pg-password P}.
  */
 public final class JdbcBenchmark {
@@ -81,7 +81,8 @@ public final class JdbcBenchmark {
         Map<String, String> options = new LinkedHashMap<>();
         options.put("db", "pg,h2");
         options.put("tasks", "100000");
-        options.put("sweep-tasks", "10000");
+        options.put("sweep-tasks", "20000");
+        options.put("warm-up", "50000");
         options.put("workers", "2,4,8");
         options.put("batch", "1,64,256,512");
         options.put("processes", "1,2");
@@ -256,7 +257,7 @@ public final class JdbcBenchmark {
                 who, sweepTasks);
         // The first runs of a JVM pay for its compiler: an unmeasured run at the largest setting warms
         // this JVM (and the second one, which serves every run).
-        int warmUp = Math.min(20_000, tasks);
+        int warmUp = number("warm-up");
         run(db, warmUp, processes, java.util.Arrays.stream(ints("workers")).max().orElseThrow(),
                 java.util.Arrays.stream(ints("batch")).max().orElseThrow());
         System.out.printf(Locale.ROOT, "    (a warm-up run of %,d tasks first, not counted)%n", warmUp);
@@ -343,9 +344,9 @@ public final class JdbcBenchmark {
     }
 
     /**
-     * CPU time, in nanoseconds, of this JVM, of the second JVM and of the PostgreSQL backends
-     * serving the benchmark's connections (found by their application name; read from
-     * {@code /proc}, so only where the server runs on this machine, as on loopback).
+     * CPU time, in nanoseconds, of this JVM, of the second JVM and of every process of the
+     * PostgreSQL server (read from {@code /proc}, so only where the server runs on this machine, as
+     * on loopback; the server should serve nothing else meanwhile).
      */
     private record Cpu(long self, long second, long database) {
         static Cpu now(TestPool pool, @org.jspecify.annotations.Nullable Node remote) throws SQLException {
@@ -354,17 +355,25 @@ public final class JdbcBenchmark {
             long second = remote != null ? procCpu(remote.process.pid()) : 0;
             long database = 0;
             if (pool.postgres()) {
+                // Every process of the server: the backends alive now, the background processes (WAL
+                // writer, checkpointer, autovacuum), and through the postmaster's children's times
+                // those that ended, so that a backend closing between two readings keeps its time.
+                long postmaster = 0;
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-                     ResultSet rs = s.executeQuery("select pid from pg_stat_activity where application_name = '" + BenchPool.APPLICATION + "'")) {
-                    while (rs.next()) database += procCpu(rs.getLong(1));
+                     ResultSet rs = s.executeQuery("select pid from pg_stat_activity")) {
+                    while (rs.next()) {
+                        long pid = rs.getLong(1);
+                        database += procCpu(pid, false);
+                        if (postmaster == 0) postmaster = parent(pid);
+                    }
                 }
+                if (postmaster > 0) database += procCpu(postmaster, false) + procCpu(postmaster, true);
             }
             return new Cpu(self, second, database);
         }
 
         Cpu minus(Cpu before) {
-            // a backend that ended between the readings took its time with it: never below zero
-            return new Cpu(self - before.self, second - before.second, Math.max(0, database - before.database));
+            return new Cpu(self - before.self, second - before.second, database - before.database);
         }
 
         long total() {
@@ -373,13 +382,36 @@ public final class JdbcBenchmark {
 
         /** Returns user + system time of a process of this machine from {@code /proc}, or 0 when it cannot be read. */
         static long procCpu(long pid) {
+            return procCpu(pid, false);
+        }
+
+        /**
+         * Returns user + system time of a process of this machine from {@code /proc} (with
+         * {@code children}, that of its children it has waited for), or 0 when it cannot be read.
+         */
+        static long procCpu(long pid, boolean children) {
             try {
-                String stat = Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * (1_000_000_000L / CLOCK_TICKS);
+                String[] f = stat(pid);
+                int first = children ? 13 : 11;      // cutime, cstime or utime, stime (fields 16, 17 or 14, 15)
+                return (Long.parseLong(f[first]) + Long.parseLong(f[first + 1])) * (1_000_000_000L / CLOCK_TICKS);
             } catch (IOException | RuntimeException e) {
                 return 0;
             }
+        }
+
+        /** Returns the parent of a process of this machine, or 0 when it cannot be read. */
+        static long parent(long pid) {
+            try {
+                return Long.parseLong(stat(pid)[1]);
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+        }
+
+        /** The fields of {@code /proc/PID/stat} after the command name: [0] is the state (field 3). */
+        private static String[] stat(long pid) throws IOException {
+            String stat = Files.readString(Paths.get("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         }
 
         /** Linux's USER_HZ, the unit of {@code /proc/PID/stat} times. */
@@ -387,7 +419,7 @@ public final class JdbcBenchmark {
 
         String perTask(int n, int cores) {
             double us = total() / 1e3 / n;
-            return String.format(Locale.ROOT, "CPU per task %.0f µs (this JVM %.0f, second JVM %.0f, PostgreSQL backends %.0f): at most %,.0f tasks/s"
+            return String.format(Locale.ROOT, "CPU per task %.0f µs (this JVM %.0f, second JVM %.0f, PostgreSQL %.0f): at most %,.0f tasks/s"
                     + " on %d idle cores", us, self / 1e3 / n, second / 1e3 / n, database / 1e3 / n, cores * 1e6 / us, cores);
         }
     }
