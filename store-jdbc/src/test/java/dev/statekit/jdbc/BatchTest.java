@@ -3,11 +3,14 @@ package dev.statekit.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.statekit.jdbc.internal.Rows;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.Change;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
 import java.time.Instant;
@@ -95,5 +98,77 @@ class BatchTest {
             }
             assertThat(store.findAll(List.of())).isEmpty();
         }
+    }
+
+    /**
+     * The batched write (on PostgreSQL one statement over arrays) keeps every value as given:
+     * text that array syntax would mistake (NULL, quotes, braces, commas, backslashes, line
+     * breaks, non-ASCII), nulls, times before year 1 and after 9999 and before the epoch to the
+     * microsecond, and a lease kept with its token keeps the stored owner and expiry.
+     */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void applyEachKeepsEveryValueItWrites(Dialect dialect) throws Exception {
+        try (Opened db = Opened.open(dialect)) {
+            JdbcStore store = db.store();
+            List<TaskRecord> tasks = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                tasks.add(store.create(new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, T0)).task());
+            }
+            String[] awkward = {"NULL", "null", "\"quoted\", {braced}, a\\b", "line\nbreak\ttab", "", "ünïcödé ✓ 𝄞"};
+            Instant[] times = {Instant.parse("-0044-03-15T12:00:00.000001Z"), Instant.parse("0001-01-01T00:00:00Z"),
+                Instant.parse("1969-12-31T23:59:59.999999Z"), Instant.parse("+12345-06-07T08:09:10.123456Z")};
+            List<Change> changes = new ArrayList<>();
+            List<TaskRecord> expected = new ArrayList<>();
+            for (int i = 0; i < tasks.size(); i++) {
+                TaskRecord t = tasks.get(i);
+                String text = awkward[i % awkward.length];
+                Instant at = T0.plusNanos(123_456_789L * (i + 1));
+                TaskRecord next = t.toBuilder()
+                        .state(i % 2 == 0 ? "RUNNING" : "WAITING")
+                        .queue(text.isEmpty() ? "q" : text)
+                        .attempts(i + 1)
+                        .retries(i)
+                        .lease(i % 2 == 0 ? new Lease("owner " + awkward[(i + 1) % awkward.length], 100 + i, times[3]) : null)
+                        .notBefore(times[i])
+                        .lastError(i == 3 ? null : new TaskError(text.isEmpty() ? "E" : text, awkward[(i + 2) % awkward.length],
+                                i % 2 == 0, i == 1 ? null : awkward[(i + 3) % awkward.length]))
+                        .attributes(Attributes.of("k", text, "NULL", awkward[(i + 4) % awkward.length]))
+                        .payload(i == 2 ? null : awkward[(i + 5) % awkward.length])
+                        .updatedAt(at)
+                        .version(t.version() + 1)
+                        .build();
+                changes.add(new Change(t.version(), next, new HistoryEntry(t.id(), next.version(), t.state(), next.state(),
+                        text.isEmpty() ? "GO" : text, TriggerSource.USER, i == 0 ? null : awkward[(i + 1) % awkward.length],
+                        i == 1 ? null : text, at, null)));
+                expected.add(next.toBuilder().notBefore(Rows.micros(times[i])).updatedAt(Rows.micros(at)).build());
+            }
+            assertThat(store.applyEach(changes)).containsOnly(ApplyResult.APPLIED);
+            for (int i = 0; i < tasks.size(); i++) {
+                assertThat(store.find(tasks.get(i).id()).orElseThrow()).isEqualTo(expected.get(i));
+                HistoryEntry written = changes.get(i).entry();
+                assertThat(store.history(tasks.get(i).id())).containsExactly(new HistoryEntry(written.taskId(), written.version(),
+                        written.from(), written.to(), written.event(), written.source(), written.actor(), written.reason(),
+                        Rows.micros(written.at()), null));
+            }
+
+            // A change that keeps a lease's token keeps the stored owner and expiry; another token replaces them.
+            TaskRecord held = store.find(tasks.get(0).id()).orElseThrow();
+            TaskRecord other = store.find(tasks.get(2).id()).orElseThrow();
+            Instant later = T0.plusSeconds(60);
+            List<ApplyResult> results = store.applyEach(List.of(
+                    keepLease(held, new Lease("someone else", held.lease().fencingToken(), later)),
+                    keepLease(other, new Lease("new owner", 999, later))));
+            assertThat(results).containsOnly(ApplyResult.APPLIED);
+            assertThat(store.find(held.id()).orElseThrow().lease()).isEqualTo(held.lease());
+            assertThat(store.find(other.id()).orElseThrow().lease()).isEqualTo(new Lease("new owner", 999, later));
+        }
+    }
+
+    private static Change keepLease(TaskRecord from, Lease lease) {
+        Instant at = from.updatedAt().plusSeconds(1);
+        TaskRecord next = from.toBuilder().lease(lease).attempts(from.attempts() + 1).updatedAt(at).version(from.version() + 1).build();
+        return new Change(from.version(), next, new HistoryEntry(from.id(), next.version(), from.state(), from.state(), "BEAT",
+                TriggerSource.SYSTEM, null, null, at, null));
     }
 }
