@@ -49,8 +49,9 @@ create table if not exists ${prefix}tasks (
 -- Claims: runnable tasks of one machine, state and queue in claim order; purges read the tasks of
 -- a machine in given states from it too.
 create index if not exists ${prefix}tasks_claim_idx on ${prefix}tasks (machine, state, queue, priority desc, sequence, id);
--- Due-time scans.
-create index if not exists ${prefix}tasks_due_idx on ${prefix}tasks (machine, state, not_before);
+-- Due-time scans. Only the time is indexed: H2 has no partial indexes, and a claim or a result,
+-- which change the state but rarely the time, then leave this index alone.
+create index if not exists ${prefix}tasks_due_idx on ${prefix}tasks (not_before);
 -- Leased tasks (as many as run at once): expired leases, and read through for the leases of one
 -- owner or one queue.
 create index if not exists ${prefix}tasks_lease_idx on ${prefix}tasks (lease_expires_at);
