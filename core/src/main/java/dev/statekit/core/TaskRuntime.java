@@ -97,6 +97,8 @@ public final class TaskRuntime implements AutoCloseable {
     private final CompletableFuture<Void> stopped = new CompletableFuture<>();
     private volatile Life life = Life.NEW;
     private volatile boolean halted;
+    /** Dispatch rounds and claims under way: a stop completes only when none is, so no store call outlives it. */
+    private final AtomicInteger storeCalls = new AtomicInteger();
     private @Nullable Cancellable subscription;
     private volatile @Nullable TransitionListener wakeups;
     private volatile @Nullable AutoCloseable storeWatch;
@@ -276,7 +278,7 @@ public final class TaskRuntime implements AutoCloseable {
     }
 
     private void finishStopIfIdle() {
-        if (life == Life.STOPPING && running.isEmpty()) {
+        if (life == Life.STOPPING && running.isEmpty() && storeCalls.get() == 0) {
             synchronized (this) {
                 if (life != Life.STOPPING) return;
                 life = Life.STOPPED;
@@ -332,8 +334,9 @@ public final class TaskRuntime implements AutoCloseable {
 
     private void dispatch() {
         dispatchPending.set(false);
-        if (life != Life.RUNNING || halted) return;
+        storeCalls.incrementAndGet();      // before looking at life: a stop that follows waits for this round
         try {
+            if (life != Life.RUNNING || halted) return;
             if (housekeepingPending.getAndSet(false)) {
                 housekeeping();
                 scheduleNextWake();
@@ -341,6 +344,9 @@ public final class TaskRuntime implements AutoCloseable {
             claimAndStart();
         } catch (RuntimeException e) {
             log.warn("runtime {}: dispatch failed ({}); retrying after {}", owner, e.toString(), pollInterval, e);
+        } finally {
+            storeCalls.decrementAndGet();
+            finishStopIfIdle();
         }
     }
 
@@ -450,10 +456,15 @@ public final class TaskRuntime implements AutoCloseable {
             }
             batch = List.of();
             if (life == Life.RUNNING && !halted && (yieldAt == null || clock.now().isBefore(yieldAt))) {
+                storeCalls.incrementAndGet();
                 try {
-                    batch = claimBatch(r, clock.now());
+                    // A stop between the test above and this claim waits for it; the tasks it claims run
+                    // (or are released at the end of the grace) like the others.
+                    if (life == Life.RUNNING && !halted) batch = claimBatch(r, clock.now());
                 } catch (RuntimeException e) {
                     log.warn("runtime {}: claim on queue {} failed: {}", owner, r.queue, e.toString());
+                } finally {
+                    storeCalls.decrementAndGet();
                 }
             }
         }

@@ -587,4 +587,46 @@ class TaskRuntimeTest {
         assertThatThrownBy(() -> TaskRuntime.builder(engine).leaseDuration(Duration.ofSeconds(10)).heartbeat(Duration.ofSeconds(10))
                 .register(Jobs.MACHINE, ctx -> WorkResult.success()).build()).isInstanceOf(IllegalStateException.class);
     }
+
+    /**
+     * A stop that comes while a claim is under way completes only after that claim and the work
+     * it took: no store call of the runtime outlives its stop (a host closes its connections then).
+     */
+    @Test
+    void aStopDuringAClaimWaitsForTheClaimAndTheWorkItTook() throws Exception {
+        InMemoryStore base = new InMemoryStore();
+        java.util.concurrent.atomic.AtomicReference<Runnable> duringClaim = new java.util.concurrent.atomic.AtomicReference<>();
+        dev.statekit.store.Store s = (dev.statekit.store.Store) java.lang.reflect.Proxy.newProxyInstance(
+                dev.statekit.store.Store.class.getClassLoader(), new Class<?>[] {dev.statekit.store.Store.class}, (proxy, method, args) -> {
+                    Object result;
+                    try {
+                        result = method.invoke(base, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("claim")) {
+                        Runnable hook = duringClaim.getAndSet(null);
+                        if (hook != null) hook.run();
+                    }
+                    return result;
+                });
+        TransitionEngine e = TransitionEngine.builder().store(s).clock(clock).build();
+        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).pollInterval(Duration.ofSeconds(1))
+                .register(Jobs.MACHINE, "q", ctx -> WorkResult.success(), QueueOptions.defaults()).build();
+        long id = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
+        List<java.util.concurrent.CompletableFuture<Void>> stops = new ArrayList<>();
+        List<Boolean> doneAtOnce = new ArrayList<>();
+        duringClaim.set(() -> {
+            java.util.concurrent.CompletableFuture<Void> stop = rt.stop(Duration.ofSeconds(60));
+            stops.add(stop);
+            doneAtOnce.add(stop.isDone());
+        });
+        rt.start();
+        executor.runAll();
+
+        assertThat(stops).hasSize(1);
+        assertThat(doneAtOnce).containsExactly(false);
+        assertThat(stops.get(0)).isDone();
+        assertThat(e.find(Jobs.MACHINE, id).orElseThrow().state()).isEqualTo(Jobs.State.DONE);
+    }
 }
