@@ -5,7 +5,7 @@ package dev.statekit.jdbc;
  * from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}.
  */
 public enum Dialect {
-    /** PostgreSQL 10 or later: row locks with {@code SKIP LOCKED} for claims, LISTEN/NOTIFY for wake-ups. */
+    /** PostgreSQL 10 or later: claims in one statement per batch, LISTEN/NOTIFY for wake-ups. */
     POSTGRESQL("postgresql"),
     /** H2 2.x, the embedded database: the same row locks; runtimes poll instead of listening. */
     H2("h2");

@@ -58,8 +58,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every write is one transaction: a change and its history entry, every change of an
  * {@link #applyAll}, and every task of a {@link #claim}. Claims lock the queue's control row, so
- * the queue's concurrency limit holds across every process sharing the database, and lock the
- * claimed rows with {@code FOR UPDATE SKIP LOCKED}. The store expects the databases' default
+ * the queue's concurrency limit holds across every process sharing the database, and take a task
+ * only while it is at the version read (on H2 they also lock the rows they take). The store expects the databases' default
  * isolation, READ COMMITTED. Times are stored in UTC at microsecond precision: the records the
  * store returns carry times cut to the microsecond.
  *
@@ -1148,7 +1148,7 @@ public final class JdbcStore implements Store {
                 int limit = taken.size() + bad.size() + 1;
                 List<TaskRecord> read = new ArrayList<>();
                 int rows;
-                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, false, limit))) {
+                try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, limit))) {
                     int i = bind(ps);
                     // H2 seeks a descending index column on an inclusive bound only.
                     ps.setInt(i, pg ? priority : priority - 1);
@@ -1170,7 +1170,7 @@ public final class JdbcStore implements Store {
         private void fetch() throws SQLException {
             List<TaskRecord> read = new ArrayList<>();
             int rows;
-            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, false, batch))) {
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, batch))) {
                 bind(ps);
                 rows = read(ps, read, true);
             }
@@ -1382,7 +1382,7 @@ public final class JdbcStore implements Store {
         List<String> states = new ArrayList<>();
         for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
         return read("peeking at queue " + request.queue(), null, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), false, false, false, request.max()))) {
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), false, false, request.max()))) {
                 int i = 1;
                 ps.setString(i++, request.machine());
                 ps.setString(i++, request.queue());

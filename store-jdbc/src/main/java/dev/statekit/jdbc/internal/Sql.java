@@ -265,13 +265,12 @@ public final class Sql {
     /**
      * Selects runnable tasks of (machine, queue, states) in claim order: parameters machine, queue,
      * the states, now, then with {@code after} the last key (priority twice, sequence twice, id),
-     * then with {@code below} a priority bound. The limit is part of the text: with it known, the
+     * then with {@code below} a priority bound; it takes no row locks. The limit is part of the text: with it known, the
      * database can keep one plan for every execution instead of planning each one.
      *
-     * @param lock  lock the rows, skipping those other transactions hold
      * @param limit the most rows to return
      */
-    public String runnable(int states, boolean after, boolean below, boolean lock, int limit) {
+    public String runnable(int states, boolean after, boolean below, int limit) {
         boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
                 .append(" where machine = ? and queue = ? and state in ").append(params(states))
@@ -281,7 +280,6 @@ public final class Sql {
         if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
         // H2 reads rows in the order of an index only when the order names the index's leading columns.
         b.append(pg || states != 1 ? " order by" : " order by machine, state, queue,").append(" priority desc, sequence, id limit ").append(limit);
-        if (lock) b.append(" for update skip locked");
         return b.toString();
     }
 
