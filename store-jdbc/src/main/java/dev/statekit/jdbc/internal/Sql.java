@@ -265,8 +265,9 @@ public final class Sql {
     /**
      * Selects runnable tasks of (machine, queue, states) in claim order: parameters machine, queue,
      * the states, now, then with {@code after} the last key (priority twice, sequence twice, id),
-     * then with {@code below} a priority bound; it takes no row locks. The limit is part of the text: with it known, the
-     * database can keep one plan for every execution instead of planning each one.
+     * then with {@code below} a priority bound; it takes no row locks. The limit is part of the
+     * text: with it known, the database can keep one plan for every execution instead of planning
+     * each one.
      *
      * @param limit the most rows to return
      */
