@@ -231,7 +231,13 @@ public final class TransitionEngine {
      * but the cost.
      */
     record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, E event, Command command,
-                                                         @Nullable Adjust adjust, @Nullable TaskRecord known) {}
+                                                         @Nullable Adjust adjust, @Nullable TaskRecord known) {
+        Request {
+            if (known != null && known.id() != taskId) {
+                throw new IllegalArgumentException("the known record is of task " + known.id() + ", not " + taskId);
+            }
+        }
+    }
 
     /**
      * Fires several commands at distinct tasks, each on its own (not atomically together), with one
@@ -242,13 +248,13 @@ public final class TransitionEngine {
         int n = requests.size();
         Outcome<?>[] outcomes = new Outcome<?>[n];
         List<Long> ids = new ArrayList<>(n);
-        for (Request<?, ?> r : requests) if (r.known() == null || r.known().id() != r.taskId()) ids.add(r.taskId());
+        for (Request<?, ?> r : requests) if (r.known() == null) ids.add(r.taskId());
         Map<Long, TaskRecord> current = ids.isEmpty() ? Map.of() : store.findAll(ids);
         List<Change> changes = new ArrayList<>(n);
         int[] index = new int[n];
         for (int i = 0; i < n; i++) {
             Request<?, ?> r = requests.get(i);
-            TaskRecord known = r.known() != null && r.known().id() == r.taskId() ? r.known() : null;
+            TaskRecord known = r.known();
             TaskRecord t = known != null ? known : current.get(r.taskId());
             if (t == null || r.command().idempotencyKey() != null) {
                 outcomes[i] = fireAlone(r);

@@ -554,7 +554,7 @@ public final class JdbcStore implements Store {
         if (dialect == Dialect.POSTGRESQL) return writeEachInOne(c, changes);
         List<Change> sorted = new ArrayList<>(changes);
         sorted.sort(Comparator.comparingLong(ch -> ch.next().id()));
-        java.util.Map<Long, Integer> counts = new java.util.HashMap<>();
+        Set<Long> updated = new HashSet<>();
         for (boolean leased : new boolean[] {false, true}) {
             List<Change> group = new ArrayList<>();
             for (Change change : sorted) if ((change.next().lease() != null) == leased) group.add(change);
@@ -564,28 +564,34 @@ public final class JdbcStore implements Store {
                     bindUpdate(ps, change);
                     ps.addBatch();
                 }
-                int[] updated = ps.executeBatch();
-                for (int i = 0; i < updated.length; i++) {
+                int[] counts = ps.executeBatch();
+                for (int i = 0; i < counts.length; i++) {
                     long id = group.get(i).next().id();
-                    if (updated[i] > 1) throw new IllegalStateException(updated[i] + " rows updated for task " + id);
-                    if (updated[i] == Statement.SUCCESS_NO_INFO) throw new SQLException("the driver did not count the rows updated");
-                    counts.put(id, updated[i]);
+                    if (counts[i] > 1) throw new IllegalStateException(counts[i] + " rows updated for task " + id);
+                    if (counts[i] == Statement.SUCCESS_NO_INFO) throw new SQLException("the driver did not count the rows updated");
+                    if (counts[i] == 1) updated.add(id);
                 }
             }
         }
         List<HistoryEntry> entries = new ArrayList<>();
-        List<Change> applied = new ArrayList<>();
-        for (Change change : sorted) {
-            if (counts.get(change.next().id()) == 1) {
-                entries.add(change.entry());
-                applied.add(change);
-            }
-        }
+        for (Change change : sorted) if (updated.contains(change.next().id())) entries.add(change.entry());
         insertHistory(c, entries);
+        return eachResults(c, changes, sorted, updated);
+    }
+
+    /**
+     * Returns the results of changes written each on its own, given the tasks that took theirs
+     * ({@code updated}): the others are told apart as conflicts or missing tasks. Notifies waiters
+     * and logs the applied changes.
+     */
+    private List<ApplyResult> eachResults(Connection c, List<Change> changes, List<Change> sorted, Set<Long> updated)
+            throws SQLException {
+        List<Change> applied = new ArrayList<>(updated.size());
+        for (Change change : sorted) if (updated.contains(change.next().id())) applied.add(change);
         List<ApplyResult> results = new ArrayList<>(changes.size());
         for (Change change : changes) {
             long id = change.next().id();
-            if (counts.get(id) == 1) results.add(ApplyResult.APPLIED);
+            if (updated.contains(id)) results.add(ApplyResult.APPLIED);
             else results.add(exists(c, id) ? ApplyResult.conflict(id) : ApplyResult.notFound(id));
         }
         if (changesState(applied)) notifyWaiters(c);
@@ -675,17 +681,7 @@ public final class JdbcStore implements Store {
                 while (rs.next()) updated.add(rs.getLong(1));
             }
         }
-        List<Change> applied = new ArrayList<>(updated.size());
-        for (Change change : sorted) if (updated.contains(change.next().id())) applied.add(change);
-        List<ApplyResult> results = new ArrayList<>(changes.size());
-        for (Change change : changes) {
-            long id = change.next().id();
-            if (updated.contains(id)) results.add(ApplyResult.APPLIED);
-            else results.add(exists(c, id) ? ApplyResult.conflict(id) : ApplyResult.notFound(id));
-        }
-        if (changesState(applied)) notifyWaiters(c);
-        logApplied(applied);
-        return results;
+        return eachResults(c, changes, sorted, updated);
     }
 
     /** The PostgreSQL element type of an array parameter; times travel as text. */
@@ -961,15 +957,7 @@ public final class JdbcStore implements Store {
                 ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()), "no rule for a candidate's state");
                 Attributes attributes = rule.attributesOf(t);     // the start row's effect, while the row is locked
                 long token = tokens[p];
-                TaskRecord next = t.toBuilder()
-                        .state(rule.to())
-                        .attributes(attributes)
-                        .lease(new Lease(request.owner(), token, expires))
-                        .attempts(t.attempts() + 1)
-                        .notBefore(null)
-                        .updatedAt(now)
-                        .version(t.version() + 1)
-                        .build();
+                TaskRecord next = claimed(t, rule.to(), attributes, new Lease(request.owner(), token, expires), now);
                 update.setString(1, rule.to());
                 update.setString(2, AttributeCodec.encode(attributes));
                 update.setString(3, request.owner());
@@ -1045,17 +1033,22 @@ public final class JdbcStore implements Store {
             TaskRecord t = picks.get(p);
             Long token = tokens.get(t.id());
             if (token == null) continue;
-            claimed.add(t.toBuilder()
-                    .state(to[p])
-                    .attributes(attributes[p])
-                    .lease(new Lease(request.owner(), token, expires))
-                    .attempts(t.attempts() + 1)
-                    .notBefore(null)
-                    .updatedAt(now)
-                    .version(t.version() + 1)
-                    .build());
+            claimed.add(claimed(t, to[p], attributes[p], new Lease(request.owner(), token, expires), now));
         }
         return claimed;
+    }
+
+    /** Returns {@code t} as a claim leaves it: in {@code state}, leased, one attempt more, no not-before time. */
+    private static TaskRecord claimed(TaskRecord t, String state, Attributes attributes, Lease lease, Instant now) {
+        return t.toBuilder()
+                .state(state)
+                .attributes(attributes)
+                .lease(lease)
+                .attempts(t.attempts() + 1)
+                .notBefore(null)
+                .updatedAt(now)
+                .version(t.version() + 1)
+                .build();
     }
 
     /** Draws {@code n} fencing tokens with one query. */

@@ -1,11 +1,8 @@
 package dev.statekit.jdbc;
 
-import java.io.PrintWriter;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /** Data sources and connections that fail as a database can. */
@@ -41,7 +38,7 @@ final class Failing {
 
     /** A data source over {@code connections}. */
     static DataSource dataSource(Connections connections) {
-        return new DataSource() {
+        return new PlainDataSource() {
             @Override
             public Connection getConnection() throws SQLException {
                 return connections.get();
@@ -50,39 +47,6 @@ final class Failing {
             @Override
             public Connection getConnection(String username, String password) throws SQLException {
                 return connections.get();
-            }
-
-            @Override
-            public PrintWriter getLogWriter() {
-                return new PrintWriter(System.err);
-            }
-
-            @Override
-            public void setLogWriter(PrintWriter out) {
-            }
-
-            @Override
-            public void setLoginTimeout(int seconds) {
-            }
-
-            @Override
-            public int getLoginTimeout() {
-                return 0;
-            }
-
-            @Override
-            public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-                throw new SQLFeatureNotSupportedException();
-            }
-
-            @Override
-            public <T> T unwrap(Class<T> iface) throws SQLException {
-                throw new SQLException("not a wrapper");
-            }
-
-            @Override
-            public boolean isWrapperFor(Class<?> iface) {
-                return false;
             }
         };
     }

@@ -352,7 +352,7 @@ public final class JdbcBenchmark {
         static Cpu now(TestPool pool, @org.jspecify.annotations.Nullable Node remote) throws SQLException {
             long self = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                     .getProcessCpuTime();
-            long second = remote != null ? procCpu(remote.process.pid()) : 0;
+            long second = remote != null ? procCpu(remote.process.pid(), false) : 0;
             long database = 0;
             if (pool.postgres()) {
                 // Every process of the server: the backends alive now, the background processes (WAL
@@ -378,11 +378,6 @@ public final class JdbcBenchmark {
 
         long total() {
             return self + second + database;
-        }
-
-        /** Returns user + system time of a process of this machine from {@code /proc}, or 0 when it cannot be read. */
-        static long procCpu(long pid) {
-            return procCpu(pid, false);
         }
 
         /**

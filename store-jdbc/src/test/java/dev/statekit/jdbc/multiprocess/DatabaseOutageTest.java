@@ -11,6 +11,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
+import dev.statekit.jdbc.TestPool;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
@@ -61,9 +62,9 @@ class DatabaseOutageTest {
         Pg.require();
         String prefix = Pg.uniquePrefix("out");
         String[] target = Pg.hostAndPort(Pg.url());
-        try (SmallPool direct = new SmallPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 6);
+        try (TestPool direct = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 6);
              LoopbackProxy proxy = new LoopbackProxy(target[0], Integer.parseInt(target[1]));
-             SmallPool viaProxy = new SmallPool(Pg.throughPort(Pg.url(), proxy.port()), Pg.properties(), 12)) {
+             TestPool viaProxy = new TestPool(Pg.throughPort(Pg.url(), proxy.port()), Pg.properties(), 12)) {
             try {
                 run(prefix, direct, proxy, viaProxy);
             } finally {
@@ -72,7 +73,7 @@ class DatabaseOutageTest {
         }
     }
 
-    private static void run(String prefix, SmallPool direct, LoopbackProxy proxy, SmallPool viaProxy) throws Exception {
+    private static void run(String prefix, TestPool direct, LoopbackProxy proxy, TestPool viaProxy) throws Exception {
         JdbcStore setup = JdbcStore.builder(direct).tablePrefix(prefix).dialect(Dialect.POSTGRESQL).createSchemaIfMissing(true).build();
         createTasks(TransitionEngine.builder().store(setup).build());
 

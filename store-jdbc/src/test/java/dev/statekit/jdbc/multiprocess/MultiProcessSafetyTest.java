@@ -7,6 +7,7 @@ import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
+import dev.statekit.jdbc.TestPool;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.io.IOException;
@@ -75,7 +76,7 @@ class MultiProcessSafetyTest {
     static final int BULK_WORK = 20;           // CPU units per task of the unlimited queues
 
     private String prefix;
-    private SmallPool pool;
+    private TestPool pool;
     private final List<Path> logs = new ArrayList<>();
     private int incarnations;
 
@@ -89,7 +90,7 @@ class MultiProcessSafetyTest {
     void twentyThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
         Pg.require();
         prefix = Pg.uniquePrefix("mp");
-        pool = new SmallPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
+        pool = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
         NodeProcess[] nodes = new NodeProcess[NODES];
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL)

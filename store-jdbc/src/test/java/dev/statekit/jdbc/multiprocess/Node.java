@@ -7,6 +7,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
+import dev.statekit.jdbc.TestPool;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -56,8 +57,8 @@ public final class Node {
         properties.setProperty("ApplicationName", a.get("app"));
         Properties effectProperties = Pg.withoutDiskWait(Pg.properties(a.get("user"), a.get("password")));
         effectProperties.setProperty("ApplicationName", a.get("app"));
-        try (SmallPool pool = new SmallPool(a.get("url"), properties, 12);
-             SmallPool effectPool = new SmallPool(a.get("url"), effectProperties, 8)) {
+        try (TestPool pool = new TestPool(a.get("url"), properties, 12);
+             TestPool effectPool = new TestPool(a.get("url"), effectProperties, 8)) {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL).build();
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
             String effects = "insert into " + prefix + "effects (task_id, fencing_token, node, queue) values (?, ?, ?, ?)"
@@ -94,7 +95,7 @@ public final class Node {
         System.exit(0);
     }
 
-    private static Worker<Chores.State> worker(SmallPool pool, String effects, String ended, String owner, String queue, int work) {
+    private static Worker<Chores.State> worker(TestPool pool, String effects, String ended, String owner, String queue, int work) {
         return ctx -> {
             long id = ctx.task().id();
             long token = ctx.fencingToken();
