@@ -10,6 +10,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.RenewResult;
@@ -400,7 +401,7 @@ public final class TaskRuntime implements AutoCloseable {
         // here rather than wait inside the store (a database claimer that waits holds a snapshot,
         // which keeps the rows just claimed from being cleaned up).
         ReentrantLock turn = claimTurns.computeIfAbsent(r.queue, q -> new ReentrantLock());
-        List<TaskRecord> claimed;
+        List<Claimed> claimed;
         turn.lock();
         try {
             claimed = store.claim(request);
@@ -410,7 +411,8 @@ public final class TaskRuntime implements AutoCloseable {
         if (claimed.isEmpty()) return List.of();
         announce(r, claimed);
         List<Run<S, E>> runs = new ArrayList<>(claimed.size());
-        for (TaskRecord t : claimed) {
+        for (Claimed c : claimed) {
+            TaskRecord t = c.task();
             S state = Objects.requireNonNull(r.machine.state(t.state()), "claimed task in unknown state");
             Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()));
             running.put(t.id(), run);
@@ -421,10 +423,10 @@ public final class TaskRuntime implements AutoCloseable {
     }
 
     /** Claims are written by the store, not the engine: tell the engine's listeners of them. */
-    private void announce(Registration<?, ?> r, List<TaskRecord> claimed) {
+    private void announce(Registration<?, ?> r, List<Claimed> claimed) {
         TransitionListener own = wakeups;
         if (claimed.isEmpty() || (own != null && !engine.hasListenersBesides(own))) return;
-        for (TaskRecord t : claimed) engine.announce(r.machine.name(), t);
+        for (Claimed c : claimed) engine.announce(r.machine.name(), c.task(), c.entry());
     }
 
     private boolean reserve(int n) {

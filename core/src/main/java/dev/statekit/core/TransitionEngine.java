@@ -511,12 +511,8 @@ public final class TransitionEngine {
     }
 
     /** Tells listeners of a change a store applied on the engine's behalf (a claim). */
-    void announce(String machine, TaskRecord task) {
+    void announce(String machine, TaskRecord task, HistoryEntry entry) {
         TransitionListener[] current = listeners;
-        if (current.length == 0) return;
-        List<HistoryEntry> history = store.history(task.id());
-        HistoryEntry entry = history.isEmpty() ? null : history.get(history.size() - 1);
-        if (entry == null || entry.version() != task.version()) return;
         for (TransitionListener l : current) {
             try {
                 l.onTransition(machine, task, entry);

@@ -4,6 +4,7 @@ import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
@@ -96,7 +97,7 @@ final class RuntimeModelStore implements Store {
     }
 
     @Override
-    public List<TaskRecord> claim(ClaimRequest request) {
+    public List<Claimed> claim(ClaimRequest request) {
         claimCalls++;
         QueueRecord queue = store.queue(request.queue());
         Instant now = request.now();
@@ -116,7 +117,13 @@ final class RuntimeModelStore implements Store {
         int[] skipped = {queue.skippedLower()};
         List<Long> expected = expectedPicks(runnable, room, request.starvationLimit(), skipped);
 
-        List<TaskRecord> claimed = store.claim(request);
+        List<Claimed> result = store.claim(request);
+        List<TaskRecord> claimed = new ArrayList<>(result.size());
+        for (Claimed c : result) {
+            claimed.add(c.task());
+            HistoryEntry last = store.history(c.task().id()).get((int) c.task().version() - 1);
+            if (!last.equals(c.entry())) violations.add("claim of task " + c.task().id() + " returned " + c.entry() + " but wrote " + last);
+        }
 
         List<Long> got = new ArrayList<>();
         for (TaskRecord t : claimed) got.add(t.id());
@@ -144,7 +151,7 @@ final class RuntimeModelStore implements Store {
             claims.computeIfAbsent(t.id(), k -> new HashMap<>()).put(t.version(), t);
         }
         claimedTasks += claimed.size();
-        return claimed;
+        return result;
     }
 
     private static String describe(List<TaskRecord> tasks) {

@@ -11,6 +11,7 @@ import dev.statekit.store.Attributes;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
@@ -897,17 +898,17 @@ public final class JdbcStore implements Store {
     // --- running work -----------------------------------------------------------------------
 
     @Override
-    public List<TaskRecord> claim(ClaimRequest request) {
-        List<TaskRecord> claimed = transaction("claiming from queue " + request.queue(), null, c -> claimIn(c, request));
+    public List<Claimed> claim(ClaimRequest request) {
+        List<Claimed> claimed = transaction("claiming from queue " + request.queue(), null, c -> claimIn(c, request));
         if (!claimed.isEmpty() && log.isDebugEnabled()) {
             List<Long> ids = new ArrayList<>();
-            for (TaskRecord t : claimed) ids.add(t.id());
+            for (Claimed t : claimed) ids.add(t.task().id());
             log.debug("{} claimed tasks {} from queue {}", request.owner(), ids, request.queue());
         }
         return claimed;
     }
 
-    private List<TaskRecord> claimIn(Connection c, ClaimRequest request) throws SQLException {
+    private List<Claimed> claimIn(Connection c, ClaimRequest request) throws SQLException {
         QueueRecord q = lockQueue(c, request.queue());
         if (q.paused()) return List.of();
         int room = request.max();
@@ -946,9 +947,9 @@ public final class JdbcStore implements Store {
     }
 
     /** Claims locked tasks with a batch of updates and one history statement. */
-    private List<TaskRecord> claimEach(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
+    private List<Claimed> claimEach(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
             throws SQLException {
-        List<TaskRecord> claimed = new ArrayList<>(picks.size());
+        List<Claimed> claimed = new ArrayList<>(picks.size());
         List<HistoryEntry> entries = new ArrayList<>(picks.size());
         long[] tokens = tokens(c, picks.size());
         try (PreparedStatement update = c.prepareStatement(sql.claimTask)) {
@@ -967,9 +968,10 @@ public final class JdbcStore implements Store {
                 update.setLong(7, t.id());
                 update.setLong(8, t.version());
                 update.addBatch();
-                claimed.add(next);
-                entries.add(new HistoryEntry(t.id(), next.version(), t.state(), rule.to(), rule.event(),
-                        TriggerSource.SYSTEM, request.owner(), "claimed", now, null));
+                HistoryEntry entry = new HistoryEntry(t.id(), next.version(), t.state(), rule.to(), rule.event(),
+                        TriggerSource.SYSTEM, request.owner(), "claimed", now, null);
+                claimed.add(new Claimed(next, entry));
+                entries.add(entry);
             }
             int[] counts = update.executeBatch();
             for (int i = 0; i < counts.length; i++) {
@@ -988,7 +990,7 @@ public final class JdbcStore implements Store {
      * tokens and writes their history with one statement ({@link Sql#claimTasks}). A task another
      * writer changed since it was read is not claimed.
      */
-    private List<TaskRecord> claimInOne(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
+    private List<Claimed> claimInOne(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
             throws SQLException {
         int n = picks.size();
         Long[] ids = new Long[n];
@@ -1028,12 +1030,14 @@ public final class JdbcStore implements Store {
                 while (rs.next()) tokens.put(rs.getLong(1), rs.getLong(2));
             }
         }
-        List<TaskRecord> claimed = new ArrayList<>(n);
+        List<Claimed> claimed = new ArrayList<>(n);
         for (int p = 0; p < n; p++) {
             TaskRecord t = picks.get(p);
             Long token = tokens.get(t.id());
             if (token == null) continue;
-            claimed.add(claimed(t, to[p], attributes[p], new Lease(request.owner(), token, expires), now));
+            TaskRecord next = claimed(t, to[p], attributes[p], new Lease(request.owner(), token, expires), now);
+            claimed.add(new Claimed(next, new HistoryEntry(t.id(), next.version(), t.state(), to[p], events[p],
+                    TriggerSource.SYSTEM, request.owner(), "claimed", now, null)));
         }
         return claimed;
     }

@@ -1,5 +1,7 @@
 package dev.statekit.jdbc;
 
+import static dev.statekit.store.tck.StoreContract.tasksOf;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.store.Attributes;
@@ -50,7 +52,7 @@ class SqlSafetyTest {
 
             ClaimRequest claim = new ClaimRequest(MACHINE, QUEUE, List.of(new ClaimRule(READY, "START'--", RUNNING)),
                     "owner'; --", T0, Duration.ofMinutes(1), 5, 0);
-            List<TaskRecord> claimed = store.claim(claim);
+            List<TaskRecord> claimed = tasksOf(store.claim(claim));
             assertThat(claimed).hasSize(1);
             assertThat(claimed.get(0).state()).isEqualTo(RUNNING);
             assertThat(store.find(t.id())).contains(claimed.get(0));

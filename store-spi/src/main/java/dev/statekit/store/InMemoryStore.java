@@ -187,7 +187,7 @@ public final class InMemoryStore implements Store {
         synchronized (slot) {
             ApplyResult refusal = check(slot, change);
             if (refusal != null) return refusal;
-            write(slot, change.next(), change.entry());
+            write(slot, change.next(), change.entry(), change.reorders());
         }
         return ApplyResult.APPLIED;
     }
@@ -223,7 +223,7 @@ public final class InMemoryStore implements Store {
             ApplyResult refusal = check(slot, c);
             if (refusal != null) return refusal;
         }
-        for (int j = 0; j < sorted.length; j++) write(Objects.requireNonNull(slots[j]), sorted[j].next(), sorted[j].entry());
+        for (int j = 0; j < sorted.length; j++) write(Objects.requireNonNull(slots[j]), sorted[j].next(), sorted[j].entry(), sorted[j].reorders());
         return ApplyResult.APPLIED;
     }
 
@@ -248,9 +248,9 @@ public final class InMemoryStore implements Store {
     }
 
     /** Writes a new snapshot and its entry; the caller holds the slot's monitor. */
-    private void write(Slot slot, TaskRecord next, HistoryEntry entry) {
+    private void write(Slot slot, TaskRecord next, HistoryEntry entry, boolean reorders) {
         TaskRecord old = slot.task;
-        next = keepMetadata(old, next);
+        next = keepMetadata(old, next, reorders);
         slot.history.add(entry);
         String key = entry.commandKey();
         if (key != null) {
@@ -261,15 +261,17 @@ public final class InMemoryStore implements Store {
         reindex(old, next);
     }
 
-    // Priority and sequence change only through reorder; a kept lease keeps its renewed expiry.
-    private static TaskRecord keepMetadata(TaskRecord stored, TaskRecord next) {
+    // Priority and sequence change only through reorder or a reordering change; a kept lease keeps its renewed expiry.
+    private static TaskRecord keepMetadata(TaskRecord stored, TaskRecord next, boolean reorders) {
         Lease sl = stored.lease();
         Lease nl = next.lease();
         boolean sameLease = sl != null && nl != null && sl.fencingToken() == nl.fencingToken()
                 && !nl.expiresAt().equals(sl.expiresAt());
-        if (stored.priority() == next.priority() && stored.sequence() == next.sequence() && !sameLease) return next;
-        return next.toBuilder().priority(stored.priority()).sequence(stored.sequence())
-                .lease(sameLease ? sl : nl).build();
+        boolean samePlace = reorders || (stored.priority() == next.priority() && stored.sequence() == next.sequence());
+        if (samePlace && !sameLease) return next;
+        TaskRecord.Builder b = next.toBuilder().lease(sameLease ? sl : nl);
+        if (!reorders) b.priority(stored.priority()).sequence(stored.sequence());
+        return b.build();
     }
 
     // --- index ------------------------------------------------------------------------------
@@ -386,12 +388,12 @@ public final class InMemoryStore implements Store {
     }
 
     @Override
-    public List<TaskRecord> claim(ClaimRequest request) {
+    public List<Claimed> claim(ClaimRequest request) {
         List<String> from = new ArrayList<>();
         for (ClaimRule r : request.rules()) from.add(r.from());
         ensureIndexed(request.machine(), from);
         QueueSlot qs = queueSlot(request.queue());
-        List<TaskRecord> claimed = new ArrayList<>();
+        List<Claimed> claimed = new ArrayList<>();
         synchronized (qs) {
             QueueRecord q = qs.record;
             if (q.paused()) return List.of();
@@ -418,7 +420,7 @@ public final class InMemoryStore implements Store {
                 } else {
                     skipped = lower != null ? skipped + 1 : 0;
                 }
-                TaskRecord t = claimOne(pick.id(), request);
+                Claimed t = claimOne(pick.id(), request);
                 if (t != null) {
                     claimed.add(t);
                     room--;
@@ -450,27 +452,28 @@ public final class InMemoryStore implements Store {
                 && t.queue().equals(request.queue()) && t.machine().equals(request.machine());
     }
 
-    private @Nullable TaskRecord claimOne(long id, ClaimRequest request) {
+    private @Nullable Claimed claimOne(long id, ClaimRequest request) {
         Slot slot = Objects.requireNonNull(tasks.get(id));
         synchronized (slot) {
             if (!runnable(id, request)) return null;
             TaskRecord t = slot.task;
             ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()));
             Instant now = request.now();
+            Instant at = t.updatedAt().isAfter(now) ? t.updatedAt() : now;      // history never goes backwards
             TaskRecord next = t.toBuilder()
                     .state(rule.to())
                     .attributes(rule.attributesOf(t))
                     .lease(new Lease(request.owner(), fencingTokens.incrementAndGet(), now.plus(request.leaseDuration())))
                     .attempts(t.attempts() + 1)
                     .notBefore(null)
-                    .updatedAt(now)
+                    .updatedAt(at)
                     .version(t.version() + 1)
                     .build();
             HistoryEntry entry = new HistoryEntry(id, next.version(), t.state(), rule.to(), rule.event(),
-                    TriggerSource.SYSTEM, request.owner(), "claimed", now, null);
+                    TriggerSource.SYSTEM, request.owner(), "claimed", at, null);
             slot.cancelRequested = false;
-            write(slot, next, entry);
-            return slot.task;
+            write(slot, next, entry, false);
+            return new Claimed(slot.task, entry);
         }
     }
 

@@ -111,9 +111,16 @@ public interface Store {
      * one more attempt, and no not-before time. The queue's concurrency limit holds across every
      * process that shares the store.
      *
-     * @return the claimed tasks, in claim order; empty when nothing is runnable or allowed
+     * <p>A claim's history entry is stamped {@code request.now()}, or the time of the task's last
+     * change when that is later (a claimer whose clock was read before a slow call must not write
+     * history that goes backwards). A queue with a concurrency limit counts every task that holds
+     * a lease, expired or not: an expired lease is recovered before anything else of that queue
+     * is claimed.
+     *
+     * @return the claimed tasks with their history entries, in claim order; empty when nothing is
+     *         runnable or allowed
      */
-    List<TaskRecord> claim(ClaimRequest request);
+    List<Claimed> claim(ClaimRequest request);
 
     /**
      * Extends the lease of {@code taskId} to {@code expiresAt} if it is still held with

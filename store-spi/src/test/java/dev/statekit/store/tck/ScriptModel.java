@@ -179,7 +179,7 @@ final class ScriptModel {
         List<Long> expected = new ArrayList<>();
         for (int i = 0; i < Math.min(room, runnable.size()); i++) expected.add(runnable.get(i).id);
 
-        List<TaskRecord> claimed = store.claim(StoreContract.claimOf(OWNER, T0, LEASE, step.max(), 0));
+        List<TaskRecord> claimed = StoreContract.tasksOf(store.claim(StoreContract.claimOf(OWNER, T0, LEASE, step.max(), 0)));
         assertThat(StoreContract.ids(claimed)).as("claimed by %s", step).isEqualTo(expected);
         for (TaskRecord t : claimed) {
             Known k = Objects.requireNonNull(tasks.get(t.id()));

@@ -9,6 +9,7 @@ import dev.statekit.store.Attributes;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
@@ -189,13 +190,24 @@ public abstract class StoreContract {
     }
 
     protected List<TaskRecord> claim(int max) {
-        return store.claim(claimOf(OWNER, T0, LEASE, max, 0));
+        return tasksOf(store.claim(claimOf(OWNER, T0, LEASE, max, 0)));
     }
 
     protected TaskRecord claimOne(long expectedId, String owner, Duration lease) {
-        List<TaskRecord> claimed = store.claim(claimOf(owner, T0, lease, 1, 0));
+        List<TaskRecord> claimed = tasksOf(store.claim(claimOf(owner, T0, lease, 1, 0)));
         assertThat(ids(claimed)).as("claimed").containsExactly(expectedId);
         return claimed.get(0);
+    }
+
+    /** Returns the claimed tasks of a claim, checking that each comes with the entry the claim wrote for it. */
+    public static List<TaskRecord> tasksOf(List<Claimed> claimed) {
+        List<TaskRecord> tasks = new ArrayList<>(claimed.size());
+        for (Claimed c : claimed) {
+            assertThat(c.entry().to()).as("claim entry of task %d", c.task().id()).isEqualTo(c.task().state());
+            assertThat(c.entry().at()).as("claim entry of task %d", c.task().id()).isEqualTo(c.task().updatedAt());
+            tasks.add(c.task());
+        }
+        return tasks;
     }
 
     protected static List<Long> ids(List<TaskRecord> tasks) {
@@ -792,8 +804,8 @@ public abstract class StoreContract {
             TaskRecord t = create(spec().attributes(Attributes.of("phase", "queued")).payload("p").priority(3)
                     .notBefore(T0.minus(HOUR)));
             Instant now = T0.plusSeconds(90);
-            List<TaskRecord> claimed = store.claim(new ClaimRequest(MACHINE, QUEUE, List.of(START), "worker-ı", now,
-                    Duration.ofSeconds(45), 5, 0));
+            List<TaskRecord> claimed = tasksOf(store.claim(new ClaimRequest(MACHINE, QUEUE, List.of(START), "worker-ı", now,
+                    Duration.ofSeconds(45), 5, 0)));
             assertThat(ids(claimed)).containsExactly(t.id());
             TaskRecord c = claimed.get(0);
             assertThat(get(t.id())).isEqualTo(c);
@@ -831,12 +843,12 @@ public abstract class StoreContract {
                     .with("version", Long.toString(before.version())));
             TaskRecord t = create(spec().attributes(Attributes.of("kept", "yes")));
             ClaimRequest request = new ClaimRequest(MACHINE, QUEUE, List.of(effectful), OWNER, T0, LEASE, 1, 0);
-            TaskRecord first = store.claim(request).get(0);
+            TaskRecord first = tasksOf(store.claim(request)).get(0);
             assertThat(first.attributes()).isEqualTo(Attributes.of("kept", "yes", "phase", "started-from-READY",
                     "attempt", "1", "version", "0"));
             assertThat(get(t.id())).isEqualTo(first);
             TaskRecord again = applied(release(first, READY));
-            TaskRecord second = store.claim(request).get(0);
+            TaskRecord second = tasksOf(store.claim(request)).get(0);
             assertThat(second.attributes()).isEqualTo(Attributes.of("kept", "yes", "phase", "started-from-READY",
                     "attempt", "2", "version", Long.toString(again.version())));
             // a rule without an effect keeps the attributes
@@ -851,7 +863,7 @@ public abstract class StoreContract {
             TaskRecord waiting = create(spec().state(WAITING).priority(2));
             ClaimRequest request = new ClaimRequest(MACHINE, QUEUE,
                     List.of(START, new ClaimRule("RETRY", "RESTART", "RECOVERING")), OWNER, T0, LEASE, 5, 0);
-            List<TaskRecord> claimed = store.claim(request);
+            List<TaskRecord> claimed = tasksOf(store.claim(request));
             assertThat(ids(claimed)).containsExactly(retry.id(), ready.id());
             assertThat(claimed.get(0).state()).isEqualTo("RECOVERING");
             assertThat(store.history(retry.id())).singleElement().satisfies(e -> {
@@ -879,10 +891,10 @@ public abstract class StoreContract {
         public void aNotBeforeTimeIsRespected() {
             TaskRecord later = create(spec().priority(5).notBefore(T0.plus(HOUR)));
             TaskRecord now = create();
-            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 5, 0)))).containsExactly(now.id());
-            assertThat(store.claim(claimOf(OWNER, T0.plus(HOUR).minus(1, ChronoUnit.MICROS), LEASE, 5, 0))).isEmpty();
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 5, 0))))).containsExactly(now.id());
+            assertThat(tasksOf(store.claim(claimOf(OWNER, T0.plus(HOUR).minus(1, ChronoUnit.MICROS), LEASE, 5, 0)))).isEmpty();
             assertThat(get(later.id())).isEqualTo(later);
-            assertThat(ids(store.claim(claimOf(OWNER, T0.plus(HOUR), LEASE, 5, 0)))).containsExactly(later.id());
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0.plus(HOUR), LEASE, 5, 0))))).containsExactly(later.id());
         }
 
         @Test
@@ -904,7 +916,7 @@ public abstract class StoreContract {
             TaskRecord held = applied(move(claimed, READY, null));
             assertThat(held.lease()).isEqualTo(claimed.lease());
             assertThat(claim(5)).isEmpty();
-            assertThat(store.claim(claimOf("worker-2", T0.plus(HOUR), LEASE, 5, 0))).as("even once the lease expired").isEmpty();
+            assertThat(tasksOf(store.claim(claimOf("worker-2", T0.plus(HOUR), LEASE, 5, 0)))).as("even once the lease expired").isEmpty();
             assertThat(store.peek(claimOf(OWNER, T0, LEASE, 5, 0))).isEmpty();
             assertThat(get(t.id())).isEqualTo(held);
             TaskRecord free = applied(release(held, READY));
@@ -931,7 +943,7 @@ public abstract class StoreContract {
             long ta = leaseOf(claimOne(a.id(), OWNER, LEASE)).fencingToken();
             long tb = leaseOf(claimOne(b.id(), OWNER, LEASE)).fencingToken();
             assertThat(tb).isGreaterThan(ta);
-            TaskRecord otherClaim = store.claim(new ClaimRequest("other", "elsewhere", List.of(START), "worker-2", T0, LEASE, 1, 0)).get(0);
+            TaskRecord otherClaim = tasksOf(store.claim(new ClaimRequest("other", "elsewhere", List.of(START), "worker-2", T0, LEASE, 1, 0))).get(0);
             assertThat(otherClaim.id()).isEqualTo(c.id());
             long tc = leaseOf(otherClaim).fencingToken();
             assertThat(tc).isGreaterThan(tb);
@@ -950,10 +962,10 @@ public abstract class StoreContract {
             for (int i = 0; i < 5; i++) ours.add(create().id());
             assertThat(store.setConcurrency(QUEUE, 3).concurrency()).isEqualTo(3);
             // another machine's task on the same queue counts, even once its lease expired
-            store.claim(new ClaimRequest("other", QUEUE, List.of(START), "worker-2", T0, Duration.ofSeconds(1), 1, 0));
+            tasksOf(store.claim(new ClaimRequest("other", QUEUE, List.of(START), "worker-2", T0, Duration.ofSeconds(1), 1, 0)));
             assertThat(get(foreign.id()).lease()).isNotNull();
             assertThat(store.leased(QUEUE)).isEqualTo(1);
-            assertThat(ids(store.claim(claimOf(OWNER, T0.plus(HOUR), LEASE, 5, 0)))).containsExactly(ours.get(0), ours.get(1));
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0.plus(HOUR), LEASE, 5, 0))))).containsExactly(ours.get(0), ours.get(1));
             assertThat(store.leased(QUEUE)).isEqualTo(3);
             assertThat(claim(5)).isEmpty();
             applied(release(get(ours.get(0)), DONE));
@@ -1003,7 +1015,7 @@ public abstract class StoreContract {
         private List<Long> claimSingly(int times, int limit) {
             List<Long> picked = new ArrayList<>();
             for (int i = 0; i < times; i++) {
-                List<TaskRecord> c = store.claim(claimOf(OWNER, T0, LEASE, 1, limit));
+                List<TaskRecord> c = tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 1, limit)));
                 assertThat(c).hasSize(1);
                 picked.add(c.get(0).id());
             }
@@ -1037,9 +1049,9 @@ public abstract class StoreContract {
             long l1 = create(spec().priority(0)).id();
             long l2 = create(spec().priority(0)).id();
             long h4 = create(spec().priority(10)).id();
-            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 4, 2)))).containsExactly(h1, h2, l1, h3);
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 4, 2))))).containsExactly(h1, h2, l1, h3);
             assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
-            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 4, 2)))).containsExactly(h4, l2);
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 4, 2))))).containsExactly(h4, l2);
             assertThat(store.queue(QUEUE).skippedLower()).isZero();
         }
 
@@ -1104,7 +1116,7 @@ public abstract class StoreContract {
                     for (long round = 0; completed.get() < total; round++) {
                         assertThat(round).as("claim rounds").isLessThan(5_000_000);
                         if (Thread.currentThread().isInterrupted()) throw new InterruptedException();
-                        List<TaskRecord> claimed = store.claim(claimOf("claimer-" + thread, T0, LEASE, limit, 0));
+                        List<TaskRecord> claimed = tasksOf(store.claim(claimOf("claimer-" + thread, T0, LEASE, limit, 0)));
                         for (TaskRecord t : claimed) {
                             assertThat(held.incrementAndGet()).as("tasks holding a lease").isLessThanOrEqualTo(limit);
                             assertThat(tokens.add(leaseOf(t).fencingToken())).isTrue();
@@ -1229,7 +1241,7 @@ public abstract class StoreContract {
             claimOne(c.id(), "worker-2", HOUR);
             TaskRecord cd = claimOne(d.id(), OWNER, Duration.ofSeconds(1));
             applied(release(cd, DONE));
-            store.claim(new ClaimRequest("other", "elsewhere", List.of(START), OWNER, T0, Duration.ofMinutes(30), 1, 0));
+            tasksOf(store.claim(new ClaimRequest("other", "elsewhere", List.of(START), OWNER, T0, Duration.ofMinutes(30), 1, 0)));
 
             assertThat(store.expiredLeases(T0, 10)).isEmpty();
             assertThat(ids(store.expiredLeases(T0.plus(HOUR), 10))).as("at or before T0 + 1 h")
@@ -1441,7 +1453,7 @@ public abstract class StoreContract {
             }
             assertThat(store.leased(QUEUE)).isZero();
             assertThat(store.queue(QUEUE)).isEqualTo(QueueRecord.defaults(QUEUE));
-            assertThat(ids(store.claim(request))).containsExactly(b.id(), c.id(), d.id());
+            assertThat(ids(tasksOf(store.claim(request)))).containsExactly(b.id(), c.id(), d.id());
             assertThat(ids(store.peek(request))).containsExactly(a.id());
         }
 
@@ -1462,11 +1474,11 @@ public abstract class StoreContract {
             TaskRecord h2 = create(spec().priority(10));
             TaskRecord l1 = create(spec().priority(0));
             TaskRecord h3 = create(spec().priority(10));
-            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 1, 1)))).containsExactly(h1.id());
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 1, 1))))).containsExactly(h1.id());
             assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
             assertThat(ids(store.peek(claimOf(OWNER, T0, LEASE, 3, 1)))).containsExactly(h2.id(), h3.id(), l1.id());
             assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
-            assertThat(ids(store.claim(claimOf(OWNER, T0, LEASE, 1, 1)))).as("the claim does").containsExactly(l1.id());
+            assertThat(ids(tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 1, 1))))).as("the claim does").containsExactly(l1.id());
         }
     }
 
@@ -1510,7 +1522,7 @@ public abstract class StoreContract {
         public void theStarvationCountIsKeptByPauseResumeAndLimit() {
             create(spec().priority(10));
             create(spec().priority(0));
-            store.claim(claimOf(OWNER, T0, LEASE, 1, 3));
+            tasksOf(store.claim(claimOf(OWNER, T0, LEASE, 1, 3)));
             assertThat(store.queue(QUEUE).skippedLower()).isEqualTo(1);
             assertThat(store.pauseQueue(QUEUE, null).skippedLower()).isEqualTo(1);
             assertThat(store.resumeQueue(QUEUE).skippedLower()).isEqualTo(1);
