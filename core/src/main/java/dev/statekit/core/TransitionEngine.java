@@ -4,12 +4,10 @@ import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ApplyResult;
-import dev.statekit.store.Attributes;
 import dev.statekit.store.Change;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.StatekitException;
@@ -19,7 +17,6 @@ import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -47,13 +44,13 @@ public final class TransitionEngine {
 
     private final Store store;
     private final Clock clock;
-    private volatile TransitionListener[] listeners;
+    private final Listeners listeners;
     private final int maxConflictRetries;
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
         this.clock = b.clock;
-        this.listeners = b.listeners.toArray(new TransitionListener[0]);
+        this.listeners = new Listeners(b.listeners);
         this.maxConflictRetries = b.maxConflictRetries;
     }
 
@@ -78,22 +75,7 @@ public final class TransitionEngine {
      * @return a handle that removes the listener again
      */
     public Cancellable subscribe(TransitionListener listener) {
-        Objects.requireNonNull(listener, "listener");
-        synchronized (this) {
-            TransitionListener[] now = listeners;
-            TransitionListener[] next = java.util.Arrays.copyOf(now, now.length + 1);
-            next[now.length] = listener;
-            listeners = next;
-        }
-        return () -> {
-            synchronized (this) {
-                TransitionListener[] now = listeners;
-                List<TransitionListener> rest = new ArrayList<>(List.of(now));
-                boolean removed = rest.remove(listener);
-                listeners = rest.toArray(new TransitionListener[0]);
-                return removed;
-            }
-        };
+        return listeners.add(listener);
     }
 
     // --- create -----------------------------------------------------------------------------
@@ -125,15 +107,9 @@ public final class TransitionEngine {
         TaskRecord record = result.task();
         if (result.created()) {
             log.debug("created task {} of {} in {}", record.id(), machine.name(), record.state());
-            for (TransitionListener l : listeners) {
-                try {
-                    l.onCreated(machine.name(), record);
-                } catch (RuntimeException e) {
-                    log.warn("listener {} failed on creation of task {}", l, record.id(), e);
-                }
-            }
+            listeners.created(machine.name(), record);
         }
-        return new Created<>(new Task<>(stateOf(machine, record), record), result.created());
+        return new Created<>(new Task<>(Decider.stateOf(machine, record), record), result.created());
     }
 
     // --- read -------------------------------------------------------------------------------
@@ -142,7 +118,7 @@ public final class TransitionEngine {
     public <S extends Enum<S>, E extends Enum<E>> Optional<Task<S>> find(Machine<S, E> machine, long id) {
         Optional<TaskRecord> r = store.find(id);
         if (r.isEmpty() || !r.get().machine().equals(machine.name())) return Optional.empty();
-        return Optional.of(new Task<>(stateOf(machine, r.get()), r.get()));
+        return Optional.of(new Task<>(Decider.stateOf(machine, r.get()), r.get()));
     }
 
     /** Returns the history of task {@code id}, oldest first. */
@@ -154,7 +130,7 @@ public final class TransitionEngine {
     public <S extends Enum<S>, E extends Enum<E>> Page<Task<S>> query(Machine<S, E> machine, TaskQuery query) {
         Page<TaskRecord> page = store.query(query.machine(machine.name()));
         List<Task<S>> items = new ArrayList<>(page.items().size());
-        for (TaskRecord r : page.items()) items.add(new Task<>(stateOf(machine, r), r));
+        for (TaskRecord r : page.items()) items.add(new Task<>(Decider.stateOf(machine, r), r));
         return new Page<>(items, page.nextAfterId());
     }
 
@@ -179,45 +155,36 @@ public final class TransitionEngine {
         return fire(machine, taskId, event, command, null);
     }
 
-    /** Adjusts the snapshot a transition writes beyond state and attributes (lease, counters, schedule). */
-    @FunctionalInterface
-    interface Adjust {
-        void adjust(TaskRecord current, TaskRecord.Builder next);
-    }
-
+    /** {@link #fire(Machine, long, Enum, Command)} with the runtime's adjustment of the written record. */
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
-                                                           @Nullable Adjust adjust) {
+                                                           Decider.@Nullable Adjust adjust) {
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(event, "event");
         Objects.requireNonNull(command, "command");
         String key = command.idempotencyKey();
         for (int attempt = 0; ; attempt++) {
             TaskRecord current = store.find(taskId).orElse(null);
-            if (current == null || !sameName(current.machine(), machine.name())) return notFound(machine, taskId, event);
+            if (current == null || !sameName(current.machine(), machine.name())) return Refusals.notFound(machine, taskId, event);
             if (key != null && attempt == 0) {
                 Optional<HistoryEntry> prior = store.findCommand(taskId, key);
                 if (prior.isPresent()) return replay(machine, current, prior.get());
             }
-            Object decision = decide(machine, current, event, command, adjust);
-            if (decision instanceof Outcome.Refused<?>) {
-                @SuppressWarnings("unchecked")
-                Outcome.Refused<S> refused = (Outcome.Refused<S>) decision;
-                return refused;
-            }
-            Change change = (Change) decision;
+            Decision<S> decision = Decider.decide(machine, current, event, command, adjust, clock.now());
+            if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
+            Change change = ((Decision.Write<S>) decision).change();
             ApplyResult result = store.apply(change);
             switch (result.status()) {
                 case APPLIED:
-                    notifyListeners(machine.name(), change);
-                    return new Outcome.Applied<>(new Task<>(stateOf(machine, change.next()), change.next()), change.entry(), false);
+                    return applied(machine, change);
                 case DUPLICATE_COMMAND:
                     return replay(machine, store.find(taskId).orElse(current), Objects.requireNonNull(result.prior()));
                 case NOT_FOUND:
-                    return notFound(machine, taskId, event);
+                    return Refusals.notFound(machine, taskId, event);
                 case VERSION_CONFLICT:
                 default:
-                    if (command.expectedVersionOrMinusOne() >= 0 || attempt >= maxConflictRetries) {
-                        return conflict(machine, current, event, command, attempt + 1);
+                    long expected = command.expectedVersionOrMinusOne();
+                    if (expected >= 0 || attempt >= maxConflictRetries) {
+                        return Refusals.conflict(current, Decider.stateOf(machine, current), event.name(), expected, attempt + 1);
                     }
             }
         }
@@ -231,7 +198,7 @@ public final class TransitionEngine {
      * but the cost.
      */
     record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, E event, Command command,
-                                                         @Nullable Adjust adjust, @Nullable TaskRecord known) {
+                                                         Decider.@Nullable Adjust adjust, @Nullable TaskRecord known) {
         Request {
             if (known != null && known.id() != taskId) {
                 throw new IllegalArgumentException("the known record is of task " + known.id() + ", not " + taskId);
@@ -241,8 +208,9 @@ public final class TransitionEngine {
 
     /**
      * Fires several commands at distinct tasks, each on its own (not atomically together), with one
-     * read and one write round trip to the store for all of them where it can. A command whose
-     * write loses a race is decided again alone, exactly as {@link #fire} would.
+     * read and one write round trip to the store for all of them where it can (none when every
+     * request knows its record). A command whose write loses a race is decided again alone, exactly
+     * as {@link #fire} would.
      */
     List<Outcome<?>> fireEach(List<Request<?, ?>> requests) {
         int n = requests.size();
@@ -250,35 +218,31 @@ public final class TransitionEngine {
         List<Long> ids = new ArrayList<>(n);
         for (Request<?, ?> r : requests) if (r.known() == null) ids.add(r.taskId());
         Map<Long, TaskRecord> current = ids.isEmpty() ? Map.of() : store.findAll(ids);
+        Instant now = clock.now();
         List<Change> changes = new ArrayList<>(n);
         int[] index = new int[n];
         for (int i = 0; i < n; i++) {
             Request<?, ?> r = requests.get(i);
             TaskRecord known = r.known();
             TaskRecord t = known != null ? known : current.get(r.taskId());
-            if (t == null || r.command().idempotencyKey() != null) {
+            if (t == null || r.command().idempotencyKey() != null || !sameName(t.machine(), r.machine().name())) {
                 outcomes[i] = fireAlone(r);
                 continue;
             }
-            Object d = decideRequest(r, t);
-            if (d instanceof Outcome.Refused<?> refused) {
-                outcomes[i] = known != null ? fireAlone(r) : refused;
+            Decision<?> d = decideRequest(r, t, now);
+            if (d instanceof Decision.Refuse<?> refuse) {
+                outcomes[i] = known != null ? fireAlone(r) : refuse.refused();
             } else {
                 index[changes.size()] = i;
-                changes.add((Change) d);
+                changes.add(((Decision.Write<?>) d).change());
             }
         }
         if (!changes.isEmpty()) {
-            List<ApplyResult> results = store.applyEach(changes);
+            List<ApplyResult> results = changes.size() == 1 ? List.of(store.apply(changes.get(0))) : store.applyEach(changes);
             for (int j = 0; j < changes.size(); j++) {
                 int i = index[j];
                 Request<?, ?> r = requests.get(i);
-                if (results.get(j).applied()) {
-                    notifyListeners(r.machine().name(), changes.get(j));
-                    outcomes[i] = appliedOf(r.machine(), changes.get(j));
-                } else {
-                    outcomes[i] = fireAlone(r);
-                }
+                outcomes[i] = results.get(j).applied() ? applied(r.machine(), changes.get(j)) : fireAlone(r);
             }
         }
         return List.of(outcomes);
@@ -288,9 +252,8 @@ public final class TransitionEngine {
         return fire(r.machine(), r.taskId(), r.event(), r.command(), r.adjust());
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> Object decideRequest(Request<S, E> r, TaskRecord current) {
-        if (!sameName(current.machine(), r.machine().name())) return notFound(r.machine(), r.taskId(), r.event());
-        return decide(r.machine(), current, r.event(), r.command(), r.adjust());
+    private static <S extends Enum<S>, E extends Enum<E>> Decision<S> decideRequest(Request<S, E> r, TaskRecord current, Instant now) {
+        return Decider.decide(r.machine(), current, r.event(), r.command(), r.adjust(), now);
     }
 
     /**
@@ -308,16 +271,15 @@ public final class TransitionEngine {
         }
         for (int attempt = 0; ; attempt++) {
             List<Change> changes = new ArrayList<>(fires.size());
-            List<Fire<?, ?>> changed = new ArrayList<>(fires.size());
             Outcome.Applied<?>[] outcomes = new Outcome.Applied<?>[fires.size()];
+            Instant now = clock.now();
             for (int i = 0; i < fires.size(); i++) {
-                Object d = prepare(fires.get(i));
-                if (d instanceof Outcome.Refused<?> r) return BatchOutcome.refused(r, i);
-                if (d instanceof Outcome.Applied<?> replayed) {
-                    outcomes[i] = replayed;
+                Decision<?> d = prepare(fires.get(i), now);
+                if (d instanceof Decision.Refuse<?> r) return BatchOutcome.refused(r.refused(), i);
+                if (d instanceof Decision.Replay<?> replayed) {
+                    outcomes[i] = replayed.applied();
                 } else {
-                    changes.add((Change) d);
-                    changed.add(fires.get(i));
+                    changes.add(((Decision.Write<?>) d).change());
                 }
             }
             if (changes.isEmpty()) return new BatchOutcome(List.of(outcomes), null, -1);
@@ -325,10 +287,7 @@ public final class TransitionEngine {
             if (result.applied()) {
                 int c = 0;
                 for (int i = 0; i < fires.size(); i++) {
-                    if (outcomes[i] != null) continue;
-                    Change change = changes.get(c++);
-                    notifyListeners(fires.get(i).machine().name(), change);
-                    outcomes[i] = appliedOf(fires.get(i).machine(), change);
+                    if (outcomes[i] == null) outcomes[i] = applied(fires.get(i).machine(), changes.get(c++));
                 }
                 return new BatchOutcome(List.of(outcomes), null, -1);
             }
@@ -341,10 +300,11 @@ public final class TransitionEngine {
                     continue;      // decided again: that command is now a replay
                 case VERSION_CONFLICT:
                 default:
-                    if (culprit.command().expectedVersionOrMinusOne() >= 0 || attempt >= maxConflictRetries) {
-                        TaskRecord now = store.find(culprit.taskId()).orElse(null);
-                        if (now == null) return BatchOutcome.refused(notFoundOf(culprit), index);
-                        return BatchOutcome.refused(conflictOf(culprit, now, attempt + 1), index);
+                    long expected = culprit.command().expectedVersionOrMinusOne();
+                    if (expected >= 0 || attempt >= maxConflictRetries) {
+                        TaskRecord latest = store.find(culprit.taskId()).orElse(null);
+                        if (latest == null) return BatchOutcome.refused(notFoundOf(culprit), index);
+                        return BatchOutcome.refused(conflictOf(culprit, latest, attempt + 1), index);
                     }
             }
         }
@@ -355,192 +315,50 @@ public final class TransitionEngine {
         throw new IllegalStateException("store named task " + taskId + " which is not in the batch");
     }
 
-    // Returns a Refused, an Applied replay, or a Change for one command of a batch.
-    private <S extends Enum<S>, E extends Enum<E>> Object prepare(Fire<S, E> f) {
+    /** Decides one command of a batch on a fresh read: a refusal, a replay, or a change. */
+    private <S extends Enum<S>, E extends Enum<E>> Decision<S> prepare(Fire<S, E> f, Instant now) {
         TaskRecord current = store.find(f.taskId()).orElse(null);
-        if (current == null || !current.machine().equals(f.machine().name())) return notFound(f.machine(), f.taskId(), f.event());
+        if (current == null || !current.machine().equals(f.machine().name())) return new Decision.Refuse<>(notFoundOf(f));
         String key = f.command().idempotencyKey();
         if (key != null) {
             Optional<HistoryEntry> prior = store.findCommand(f.taskId(), key);
-            if (prior.isPresent()) return replay(f.machine(), current, prior.get());
+            if (prior.isPresent()) return new Decision.Replay<>(replay(f.machine(), current, prior.get()));
         }
-        return decide(f.machine(), current, f.event(), f.command(), null);
+        return Decider.decide(f.machine(), current, f.event(), f.command(), null, now);
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> appliedOf(Machine<S, E> machine, Change change) {
-        return new Outcome.Applied<>(new Task<>(stateOf(machine, change.next()), change.next()), change.entry(), false);
+    /** Tells the listeners of a written change and returns its outcome. */
+    private <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> applied(Machine<S, E> machine, Change change) {
+        listeners.transitioned(machine.name(), change.next(), change.entry());
+        return new Outcome.Applied<>(new Task<>(Decider.stateOf(machine, change.next()), change.next()), change.entry(), false);
     }
 
     private static boolean sameName(String a, String b) {
         return a == b || a.equals(b);
     }
 
+    private static <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> conflictOf(Fire<S, E> f, TaskRecord latest, int attempts) {
+        return Refusals.conflict(latest, Decider.stateOf(f.machine(), latest), f.event().name(),
+                f.command().expectedVersionOrMinusOne(), attempts);
+    }
+
     private static <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> notFoundOf(Fire<S, E> f) {
-        return notFound(f.machine(), f.taskId(), f.event());
-    }
-
-    private <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> conflictOf(Fire<S, E> f, TaskRecord now, int attempts) {
-        return conflict(f.machine(), now, f.event(), f.command(), attempts);
-    }
-
-    /** Decides one command against one snapshot: returns a {@link Change} or an {@link Outcome.Refused}. */
-    private <S extends Enum<S>, E extends Enum<E>> Object decide(Machine<S, E> machine, TaskRecord current, E event,
-                                                                 Command command, @Nullable Adjust adjust) {
-        S from = stateOf(machine, current);
-        long token = command.leaseTokenOrMinusOne();
-        Instant now = null;
-        if (token >= 0) {
-            now = clock.now();
-            Lease lease = current.lease();
-            if (lease == null || lease.fencingToken() != token || !lease.expiresAt().isAfter(now)) {
-                return new Outcome.Refused<S>(RefusalCode.LEASE_LOST, RefusalCode.LEASE_LOST.name(),
-                        "the lease with fencing token " + token + " on task " + current.id() + " is "
-                                + (lease == null ? "released" : lease.fencingToken() != token ? "taken over (now token "
-                                + lease.fencingToken() + ")" : "expired since " + lease.expiresAt()) + "; the result is discarded",
-                        current.id(), from, event.name());
-            }
-        }
-        long expected = command.expectedVersionOrMinusOne();
-        if (expected >= 0 && expected != current.version()) {
-            return new Outcome.Refused<S>(RefusalCode.VERSION_CONFLICT, RefusalCode.VERSION_CONFLICT.name(),
-                    "task " + current.id() + " is at version " + current.version() + ", not the expected " + expected,
-                    current.id(), from, event.name());
-        }
-        Transition<S, E> @Nullable [] candidates = machine.candidates(from, event, command.source());
-        if (candidates == null) return illegal(machine, current, from, event, command);
-        Task<S> view = null;
-        Transition<S, E> chosen = null;
-        Verdict refusal = null;
-        String refusingGuard = null;
-        for (Transition<S, E> t : candidates) {
-            Guard<S> guard = t.guard();
-            if (guard == null) {
-                chosen = t;
-                break;
-            }
-            if (view == null) view = new Task<>(from, current);
-            Verdict v = Objects.requireNonNull(guard.check(view, command), "guard returned null");
-            if (v.allowed()) {
-                chosen = t;
-                break;
-            }
-            if (refusal == null) {
-                refusal = v;
-                refusingGuard = t.guardName();
-            }
-        }
-        if (chosen == null) {
-            Verdict r = Objects.requireNonNull(refusal);
-            return new Outcome.Refused<S>(RefusalCode.GUARD_REFUSED, Objects.requireNonNull(r.code()),
-                    "guard '" + refusingGuard + "' refused " + event.name() + " for task " + current.id() + " in state "
-                            + from.name() + ": " + r.message(),
-                    current.id(), from, event.name());
-        }
-        Attributes attributes = current.attributes();
-        Effect<S> effect = chosen.effect();
-        if (effect != null || !command.attributes().isEmpty()) {
-            Map<String, @Nullable String> changes = new LinkedHashMap<>(command.attributes());
-            if (effect != null) effect.apply(view != null ? view : new Task<>(from, current), command, changes);
-            attributes = attributes.with(changes);
-        }
-        if (now == null) now = clock.now();
-        TaskRecord next = current.transitioned(chosen.to().name(), attributes, now);
-        boolean endsLease = current.lease() != null && !machine.holdsLease(chosen.to());
-        if (endsLease || command.error() != null) {
-            TaskRecord.Builder b = next.toBuilder();
-            if (endsLease) b.lease(null);                      // leaving the running states ends the lease
-            if (command.error() != null) b.lastError(command.error());
-            next = b.build();
-        }
-        if (adjust != null) {
-            TaskRecord.Builder b = next.toBuilder();
-            adjust.adjust(current, b);
-            next = b.build();
-        }
-        HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event.name(),
-                command.source(), command.actor(), command.reason(), now, command.idempotencyKey());
-        return new Change(current.version(), next, entry);
-    }
-
-    private <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> illegal(
-            Machine<S, E> machine, TaskRecord current, S from, E event, Command command) {
-        Machine.Refusal named = machine.namedRefusal(from, event);
-        if (named != null) {
-            return new Outcome.Refused<>(RefusalCode.ILLEGAL_TRANSITION, named.code(),
-                    named.message() + " (task " + current.id() + " is " + from.name() + "; allowed events: "
-                            + machine.allowedEvents(from) + ")",
-                    current.id(), from, event.name());
-        }
-        String message = machine.permits(from, event)
-                ? "event " + event.name() + " may not be fired by " + command.source() + " in state " + from.name()
-                  + " of task " + current.id() + " (" + machine.name() + "); " + command.source() + " may fire: "
-                  + machine.allowedEvents(from, command.source()) + "; allowed events: " + machine.allowedEvents(from)
-                : "task " + current.id() + " (" + machine.name() + ") in state " + from.name() + " does not allow event "
-                  + event.name() + "; allowed events: " + machine.allowedEvents(from);
-        return new Outcome.Refused<>(RefusalCode.ILLEGAL_TRANSITION, RefusalCode.ILLEGAL_TRANSITION.name(), message,
-                current.id(), from, event.name());
-    }
-
-    private <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> conflict(
-            Machine<S, E> machine, TaskRecord current, E event, Command command, int attempts) {
-        long expected = command.expectedVersionOrMinusOne();
-        String message = expected >= 0
-                ? "task " + current.id() + " changed concurrently; it is no longer at the expected version " + expected
-                : "task " + current.id() + " changed concurrently " + attempts + " times; gave up";
-        return new Outcome.Refused<>(RefusalCode.VERSION_CONFLICT, RefusalCode.VERSION_CONFLICT.name(), message,
-                current.id(), stateOf(machine, current), event.name());
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> notFound(Machine<S, E> machine, long taskId, E event) {
-        return new Outcome.Refused<>(RefusalCode.NOT_FOUND, RefusalCode.NOT_FOUND.name(),
-                "no task " + taskId + " in machine " + machine.name(), taskId, null, event.name());
+        return Refusals.notFound(f.machine(), f.taskId(), f.event());
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> replay(
             Machine<S, E> machine, TaskRecord current, HistoryEntry prior) {
-        return new Outcome.Applied<>(new Task<>(stateOf(machine, current), current), prior, true);
+        return new Outcome.Applied<>(new Task<>(Decider.stateOf(machine, current), current), prior, true);
     }
 
-    private static <S extends Enum<S>, E extends Enum<E>> S stateOf(Machine<S, E> machine, TaskRecord record) {
-        S s = machine.state(record.state());
-        if (s == null) {
-            throw new StatekitException(ErrorCode.SCHEMA_DRIFT, "task " + record.id() + " is in state '" + record.state()
-                    + "', which machine " + machine.name() + " v" + machine.version() + " does not know", record.id(), null);
-        }
-        return s;
-    }
-
-    /** Tells listeners of a change a store applied on the engine's behalf (a claim). */
+    /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry) {
-        TransitionListener[] current = listeners;
-        for (TransitionListener l : current) {
-            try {
-                l.onTransition(machine, task, entry);
-            } catch (RuntimeException e) {
-                log.warn("listener {} failed on task {} version {}; the change stands", l, task.id(), task.version(), e);
-            }
-        }
+        listeners.transitioned(machine, task, entry);
     }
 
     /** Returns whether listeners other than {@code own} are subscribed. */
     boolean hasListenersBesides(TransitionListener own) {
-        for (TransitionListener l : listeners) if (l != own) return true;
-        return false;
-    }
-
-    private void notifyListeners(String machine, Change change) {
-        if (log.isDebugEnabled()) {
-            HistoryEntry e = change.entry();
-            log.debug("task {} {} --{}--> {} (v{})", e.taskId(), e.from(), e.event(), e.to(), e.version());
-        }
-        for (TransitionListener l : listeners) {
-            try {
-                l.onTransition(machine, change.next(), change.entry());
-            } catch (RuntimeException e) {
-                log.warn("listener {} failed on task {} version {}; the change stands", l, change.next().id(),
-                        change.next().version(), e);
-            }
-        }
+        return listeners.anyBesides(own);
     }
 
     /** Builds a {@link TransitionEngine}. Not thread-safe. */

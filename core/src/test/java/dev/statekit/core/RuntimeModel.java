@@ -63,14 +63,6 @@ final class RuntimeModel {
     /** How a crashed runtime is replaced. */
     enum Replacement { SAME_OWNER, NEW_OWNER, NONE }
 
-    /** Thrown by a worker that never returns; the executor parks its runnable for good. */
-    static final class Hang extends Error {
-        private static final long serialVersionUID = 1L;
-
-        Hang() {
-            super("worker hangs", null, false, false);
-        }
-    }
 
     static final String QUEUE = "q";
     static final int HIGH = 2;
@@ -332,7 +324,7 @@ final class RuntimeModel {
             case RETRY -> WorkResult.retryable("MODEL_RETRY", "scripted retryable failure");
             case FATAL -> WorkResult.fatal("MODEL_FATAL", "scripted fatal failure");
             case SNOOZE -> WorkResult.snooze(step.snooze());
-            case HANG -> throw new Hang();
+            case HANG -> RuntimeModelExecutor.hang();
         };
     }
 

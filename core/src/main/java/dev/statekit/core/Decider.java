@@ -1,0 +1,132 @@
+package dev.statekit.core;
+
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.TaskRecord;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides what one command means for one task: the one place where a row of the table is looked
+ * up, its guard checked and its effect applied, for a fired event and for a claim alike. Pure: it
+ * reads no store and no clock (the time is handed in), so a decision can be made again on a fresh
+ * record after a lost compare-and-set.
+ */
+final class Decider {
+    private Decider() {}
+
+    /** Adjusts the record a transition writes beyond state and attributes (lease, counters, schedule). */
+    @FunctionalInterface
+    interface Adjust {
+        void adjust(TaskRecord current, TaskRecord.Builder next);
+    }
+
+    /**
+     * Decides {@code command} firing {@code event} at {@code current} at time {@code now}.
+     *
+     * <p>The history entry is stamped {@code now}, or the time of the task's last change when that is
+     * later, so that a task's history never goes backwards when clocks are read before slow calls.
+     * A change whose adjustment moves the task's priority or sequence writes them with it
+     * ({@link Change#reorders()}).
+     */
+    static <S extends Enum<S>, E extends Enum<E>> Decision<S> decide(Machine<S, E> machine, TaskRecord current, E event,
+                                                                    Command command, @Nullable Adjust adjust, Instant now) {
+        S from = stateOf(machine, current);
+        long token = command.leaseTokenOrMinusOne();
+        if (token >= 0) {
+            Lease lease = current.lease();
+            if (lease == null || lease.fencingToken() != token || !lease.expiresAt().isAfter(now)) {
+                return new Decision.Refuse<>(Refusals.leaseLost(current, from, event.name(), token));
+            }
+        }
+        long expected = command.expectedVersionOrMinusOne();
+        if (expected >= 0 && expected != current.version()) {
+            return new Decision.Refuse<>(Refusals.notAtVersion(current, from, event.name(), expected));
+        }
+        Transition<S, E> @Nullable [] candidates = machine.candidates(from, event, command.source());
+        if (candidates == null) return new Decision.Refuse<>(Refusals.illegal(machine, current, from, event, command));
+        Task<S> view = null;      // made only when a guard or an effect looks at the task
+        Transition<S, E> chosen = null;
+        Verdict refusal = null;
+        String refusingGuard = null;
+        for (Transition<S, E> t : candidates) {
+            Guard<S> guard = t.guard();
+            if (guard == null) {
+                chosen = t;
+                break;
+            }
+            if (view == null) view = new Task<>(from, current);
+            Verdict v = Objects.requireNonNull(guard.check(view, command), "guard returned null");
+            if (v.allowed()) {
+                chosen = t;
+                break;
+            }
+            if (refusal == null) {
+                refusal = v;
+                refusingGuard = t.guardName();
+            }
+        }
+        if (chosen == null) {
+            return new Decision.Refuse<>(Refusals.guard(current, from, event.name(), String.valueOf(refusingGuard),
+                    Objects.requireNonNull(refusal)));
+        }
+        Attributes attributes = attributesAfter(chosen, from, current, view, command);
+        Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
+        TaskRecord next = current.transitioned(chosen.to().name(), attributes, at);
+        boolean endsLease = current.lease() != null && !machine.holdsLease(chosen.to());
+        if (endsLease || command.error() != null || adjust != null) {
+            TaskRecord.Builder b = next.toBuilder();
+            if (endsLease) b.lease(null);                      // leaving the running states ends the lease
+            if (command.error() != null) b.lastError(command.error());
+            if (adjust != null) adjust.adjust(current, b);
+            next = b.build();
+        }
+        HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event.name(),
+                command.source(), command.actor(), command.reason(), at, command.idempotencyKey());
+        boolean reorders = next.priority() != current.priority() || next.sequence() != current.sequence();
+        return new Decision.Write<>(new Change(current.version(), next, entry, reorders));
+    }
+
+    /**
+     * Returns how a claim moves a task from {@code from} by {@code event}: the row's target, and its
+     * effect on attributes computed here, as a fired event's would be (a claim runs no guard: claim
+     * rows have none, the run policy's validation sees to it).
+     */
+    static <S extends Enum<S>, E extends Enum<E>> ClaimRule claimRule(Machine<S, E> machine, S from, E event) {
+        Transition<S, E> row = machine.transitions(from, event).get(0);
+        ClaimRule.ClaimEffect effect = row.effect() == null ? null
+                : before -> attributesAfter(row, from, before, null, Command.system());
+        return new ClaimRule(from.name(), event.name(), row.to().name(), effect);
+    }
+
+    /** The attributes after {@code row}: the command's own, then the row's effect, on the task's. */
+    private static <S extends Enum<S>, E extends Enum<E>> Attributes attributesAfter(Transition<S, E> row, S from, TaskRecord current,
+                                                                                     @Nullable Task<S> view, Command command) {
+        Effect<S> effect = row.effect();
+        if (effect == null && command.attributes().isEmpty()) return current.attributes();
+        Map<String, @Nullable String> changes = new LinkedHashMap<>(command.attributes());
+        if (effect != null) effect.apply(view != null ? view : new Task<>(from, current), command, changes);
+        return current.attributes().with(changes);
+    }
+
+    /**
+     * Returns the machine's state named by {@code record}.
+     *
+     * @throws dev.statekit.store.StatekitException {@code SCHEMA_DRIFT} when the machine does not know it
+     */
+    static <S extends Enum<S>, E extends Enum<E>> S stateOf(Machine<S, E> machine, TaskRecord record) {
+        S s = machine.state(record.state());
+        if (s == null) {
+            throw new dev.statekit.store.StatekitException(dev.statekit.store.ErrorCode.SCHEMA_DRIFT, "task " + record.id()
+                    + " is in state '" + record.state() + "', which machine " + machine.name() + " v" + machine.version()
+                    + " does not know", record.id(), null);
+        }
+        return s;
+    }
+}

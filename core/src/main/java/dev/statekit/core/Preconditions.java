@@ -1,0 +1,59 @@
+package dev.statekit.core;
+
+import dev.statekit.core.spi.Precondition;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Keeps tasks whose precondition does not hold out of the claim: the next tasks of a queue are
+ * moved to the blocked state with the reason before a claim, and blocked tasks whose precondition
+ * holds again go back at housekeeping. Each move is one fire with the version it was read at.
+ */
+final class Preconditions {
+    private final RuntimeContext ctx;
+
+    Preconditions(RuntimeContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Blocks those of the next {@code max} tasks {@code r} would claim whose precondition does not hold. */
+    <S extends Enum<S>, E extends Enum<E>> void blockUnready(Registration<S, E> r, Instant now, int max) {
+        Precondition check = Objects.requireNonNull(r.options.precondition());
+        E block = r.policy.block;
+        if (block == null) return;
+        ClaimRequest next = new ClaimRequest(r.machine.name(), r.queue, r.rules, ctx.owner, now, ctx.leaseDuration, Math.max(1, max), 0);
+        for (TaskRecord t : ctx.store.peek(next)) {
+            String reason = check.blockedReason(t);
+            if (reason != null) {
+                ctx.engine.fire(r.machine, t.id(), block, ctx.command().reason(reason)
+                        .set(TaskRuntime.ATTR_BLOCKED_REASON, reason).expectVersion(t.version()), null);
+            }
+        }
+    }
+
+    /** Unblocks the blocked tasks of every registration with a precondition whose precondition holds now. */
+    void unblockReady() {
+        for (Registration<?, ?> r : ctx.registrations.all()) {
+            if (r.options.precondition() != null) unblockReady(r);
+        }
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> void unblockReady(Registration<S, E> r) {
+        Precondition check = Objects.requireNonNull(r.options.precondition());
+        S blocked = r.policy.blockedState;
+        E unblock = r.policy.unblock;
+        if (blocked == null || unblock == null) return;
+        TaskQuery q = TaskQuery.all().machine(r.machine.name()).queue(r.queue).states(List.of(blocked.name()))
+                .limit(RuntimeContext.SCAN_BATCH);
+        for (TaskRecord t : ctx.store.query(q).items()) {
+            if (check.blockedReason(t) == null) {
+                ctx.engine.fire(r.machine, t.id(), unblock, ctx.command().reason("precondition holds")
+                        .remove(TaskRuntime.ATTR_BLOCKED_REASON).expectVersion(t.version()), null);
+            }
+        }
+    }
+}

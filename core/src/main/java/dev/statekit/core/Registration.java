@@ -1,0 +1,61 @@
+package dev.statekit.core;
+
+import dev.statekit.core.spi.Worker;
+import dev.statekit.store.ClaimRule;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One machine served on one queue by one worker: the claim rules the store runs (their effects
+ * decided by {@link Decider}, as a fired event's would be), and the state names a runtime looks
+ * for (claimable, waiting, timed). Immutable.
+ */
+final class Registration<S extends Enum<S>, E extends Enum<E>> {
+    final Machine<S, E> machine;
+    final RunPolicy<S, E> policy;
+    final String queue;
+    final Worker<S> worker;
+    final QueueOptions options;
+    final List<ClaimRule> rules;
+    final Set<String> claimStates;
+    final Set<String> waitStates;
+    final Set<String> timedStates;
+
+    /**
+     * @throws IllegalArgumentException if the machine declares no run policy, or a precondition is
+     *         given for a machine without a blocked state
+     */
+    Registration(Machine<S, E> machine, String queue, Worker<S> worker, QueueOptions options) {
+        this.machine = machine;
+        this.policy = Objects.requireNonNull(machine.runPolicy(), () -> "machine " + machine.name() + " declares no run policy");
+        this.queue = queue;
+        this.worker = worker;
+        this.options = options;
+        List<ClaimRule> rs = new ArrayList<>();
+        Set<String> cs = new HashSet<>();
+        policy.claims.forEach((from, event) -> {
+            rs.add(Decider.claimRule(machine, from, event));
+            cs.add(from.name());
+        });
+        this.rules = List.copyOf(rs);
+        this.claimStates = Set.copyOf(cs);
+        Set<String> ws = new HashSet<>();
+        policy.waits.keySet().forEach(s -> ws.add(s.name()));
+        this.waitStates = Set.copyOf(ws);
+        Set<String> ts = new HashSet<>(cs);
+        ts.addAll(ws);
+        this.timedStates = Set.copyOf(ts);
+        if (options.precondition() != null && policy.block == null) {
+            throw new IllegalArgumentException("queue " + queue + " has a precondition but machine " + machine.name()
+                    + " declares no blocked state in its run policy");
+        }
+    }
+
+    /** Returns whether a task of this machine in {@code state} on {@code queue} is one this registration claims. */
+    boolean claims(String queue, String state) {
+        return this.queue.equals(queue) && claimStates.contains(state);
+    }
+}

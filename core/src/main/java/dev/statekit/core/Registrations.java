@@ -1,0 +1,50 @@
+package dev.statekit.core;
+
+import dev.statekit.store.TaskRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** The registrations of one runtime, in the order given, and by machine name. Immutable. */
+final class Registrations {
+    private final List<Registration<?, ?>> all;
+    private final Map<String, List<Registration<?, ?>>> byMachine = new LinkedHashMap<>();
+
+    Registrations(List<Registration<?, ?>> all) {
+        this.all = List.copyOf(all);
+        for (Registration<?, ?> r : this.all) byMachine.computeIfAbsent(r.machine.name(), k -> new ArrayList<>()).add(r);
+    }
+
+    List<Registration<?, ?>> all() {
+        return all;
+    }
+
+    int size() {
+        return all.size();
+    }
+
+    /** Returns one registration per machine (the first of each), for duties that concern a machine rather than a queue. */
+    List<Registration<?, ?>> onePerMachine() {
+        List<Registration<?, ?>> first = new ArrayList<>(byMachine.size());
+        for (List<Registration<?, ?>> rs : byMachine.values()) first.add(rs.get(0));
+        return first;
+    }
+
+    /** Returns the registration that serves {@code t}: its machine on its queue, else its machine's first; null for a machine not served. */
+    @Nullable Registration<?, ?> of(TaskRecord t) {
+        List<Registration<?, ?>> regs = byMachine.get(t.machine());
+        if (regs == null) return null;
+        for (Registration<?, ?> r : regs) if (r.queue.equals(t.queue())) return r;
+        return regs.get(0);
+    }
+
+    /** Returns whether {@code task} of {@code machine} is one some registration claims now. */
+    boolean claimable(String machine, TaskRecord task) {
+        List<Registration<?, ?>> regs = byMachine.get(machine);
+        if (regs == null) return false;
+        for (Registration<?, ?> r : regs) if (r.claims(task.queue(), task.state())) return true;
+        return false;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.statekit.core;
+
+import dev.statekit.store.TaskError;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the results of a batch through the engine, decided on the records the runtime holds
+ * (one store write for the batch, no read), then settles what the table refused: a result the
+ * machine refuses fails the task, or releases it, so that no task stays in a running state under
+ * a lease nobody renews.
+ */
+final class ResultWriter {
+    private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
+
+    private final TransitionEngine engine;
+    private final String owner;
+    private final Consumer<Instant> wakeAt;
+
+    ResultWriter(TransitionEngine engine, String owner, Consumer<Instant> wakeAt) {
+        this.engine = engine;
+        this.owner = owner;
+        this.wakeAt = wakeAt;
+    }
+
+    /** Writes {@code done}; a store failure is logged, and the tasks' leases are left to recovery. */
+    <S extends Enum<S>, E extends Enum<E>> void write(List<ResultMapper.Completion<S, E>> done) {
+        try {
+            List<TransitionEngine.Request<?, ?>> requests = new ArrayList<>(done.size());
+            for (ResultMapper.Completion<S, E> c : done) {
+                requests.add(new TransitionEngine.Request<>(c.run().reg.machine, c.run().id(), c.event(), c.command(), c.adjust(),
+                        c.run().task.record()));
+            }
+            List<Outcome<?>> outcomes = engine.fireEach(requests);
+            for (int i = 0; i < done.size(); i++) {
+                @SuppressWarnings("unchecked")
+                Outcome<S> o = (Outcome<S>) outcomes.get(i);
+                after(done.get(i), o);
+            }
+        } catch (RuntimeException e) {
+            log.warn("runtime {}: could not record the results of {} task(s); their leases will be recovered", owner, done.size(), e);
+        }
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> void after(ResultMapper.Completion<S, E> c, Outcome<S> outcome) {
+        if (outcome instanceof Outcome.Refused<S> refused) {
+            if (refused.code() == RefusalCode.LEASE_LOST) {
+                log.info("runtime {}: result of task {} discarded: {}", owner, c.run().id(), refused.message());
+            } else {
+                settleRefused(c.run(), refused, c.base());
+            }
+        } else if (c.wakeAt() != null) {
+            wakeAt.accept(c.wakeAt());
+        }
+    }
+
+    /**
+     * The machine refused the event a result maps to (a guard said no): the task fails; if even
+     * that is refused, it is released; if that is refused too, lease recovery takes it.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> void settleRefused(Run<S, E> run, Outcome.Refused<S> refused, Command base) {
+        RunPolicy<S, E> p = run.reg.policy;
+        long id = run.id();
+        log.warn("runtime {}: result of task {} was refused ({}); failing the task", owner, id, refused.message());
+        TaskError error = new TaskError(ResultMapper.RESULT_REFUSED, refused.reasonCode() + ": " + refused.message(), false, null);
+        Command settle = base.reason("result refused").error(error);
+        if (engine.fire(run.reg.machine, id, Objects.requireNonNull(p.fatal), settle, null).isApplied()) return;
+        E release = p.release;
+        if (release != null && engine.fire(run.reg.machine, id, release, settle, null).isApplied()) return;
+        log.warn("runtime {}: task {} could be neither failed nor released; lease recovery will take it", owner, id);
+    }
+}

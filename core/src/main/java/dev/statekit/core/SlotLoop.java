@@ -1,0 +1,110 @@
+package dev.statekit.core;
+
+import dev.statekit.core.spi.WorkResult;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs batches on one worker slot: each task's worker, then the batch's results written together;
+ * then further batches of the same registration while any are runnable, for one poll interval at
+ * most when other registrations share the runtime (then the slot goes back to the dispatcher, so a
+ * busy queue cannot starve the others). The slot is given back whatever a worker throws.
+ */
+final class SlotLoop {
+    private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
+
+    private final RuntimeContext ctx;
+    private final Dispatcher dispatcher;
+    private final ResultMapper mapper;
+    private final ResultWriter writer;
+
+    SlotLoop(RuntimeContext ctx, Dispatcher dispatcher, ResultMapper mapper, ResultWriter writer) {
+        this.ctx = ctx;
+        this.dispatcher = dispatcher;
+        this.mapper = mapper;
+        this.writer = writer;
+    }
+
+    /** Runs {@code first} and the batches after it on the slot the caller reserved; gives the slot back at the end. */
+    <S extends Enum<S>, E extends Enum<E>> void run(Registration<S, E> r, List<Run<S, E>> first) {
+        List<Run<S, E>> batch = first;
+        Instant yieldAt = ctx.registrations.size() > 1 ? ctx.clock.now().plus(ctx.pollInterval) : null;
+        try {
+            while (!batch.isEmpty()) {
+                runBatch(batch);
+                batch = next(r, yieldAt);
+            }
+        } finally {
+            for (Run<S, E> run : batch) ctx.running.remove(run.id(), run);
+            dispatcher.release();
+            dispatcher.requestDispatch();
+            dispatcher.idle();
+        }
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> void runBatch(List<Run<S, E>> batch) {
+        try {
+            List<ResultMapper.Completion<S, E>> done = new ArrayList<>(batch.size());
+            for (Run<S, E> run : batch) {
+                WorkResult result = work(run);
+                done.add(mapper.map(run, result, ctx.clock.now()));
+            }
+            if (!ctx.life.halted()) writer.write(done);
+        } finally {
+            for (Run<S, E> run : batch) {
+                ctx.running.remove(run.id(), run);
+                ctx.completed.incrementAndGet();
+            }
+        }
+    }
+
+    /** Claims the next batch of {@code r} for this slot, or none when the runtime stops, the slot should yield, or the claim fails. */
+    private <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> next(Registration<S, E> r, @Nullable Instant yieldAt) {
+        if (!ctx.life.running() || (yieldAt != null && !ctx.clock.now().isBefore(yieldAt))) return List.of();
+        ctx.life.enter();
+        try {
+            // A stop between the test above and this claim waits for it; the tasks it claims run
+            // (or are released at the end of the grace) like the others.
+            return ctx.life.running() ? dispatcher.claimBatch(r, ctx.clock.now()) : List.of();
+        } catch (RuntimeException e) {
+            log.warn("runtime {}: claim on queue {} failed: {}", ctx.owner, r.queue, e.toString());
+            return List.of();
+        } finally {
+            ctx.life.exit();
+        }
+    }
+
+    /** Runs the worker of {@code run}; whatever it throws, an {@code Error} included, becomes a failure. */
+    private <S extends Enum<S>, E extends Enum<E>> WorkResult work(Run<S, E> run) {
+        try {
+            WorkResult result = run.reg.worker.work(run);
+            return result != null ? result : WorkResult.fatal(ResultMapper.NO_RESULT, "the worker returned no result");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return WorkResult.retryable(ResultMapper.INTERRUPTED, "the worker was interrupted");
+        } catch (Throwable e) {      // an Error past work() must not take the slot or leave the task running
+            return classify(run, e);
+        }
+    }
+
+    private WorkResult classify(Run<?, ?> run, Throwable e) {
+        WorkResult.Failure f;
+        try {
+            f = Objects.requireNonNull(ctx.classifier.classify(e));
+        } catch (RuntimeException broken) {
+            log.warn("error classifier failed on {}; treating it as fatal", e, broken);
+            f = new WorkResult.Failure(ResultMapper.WORKER_ERROR, String.valueOf(e), false, null);
+        }
+        if (e instanceof Error) {
+            log.warn("worker of task {} threw {}; classified {} {}", run.id(), e, f.code(), f.retryable() ? "retryable" : "fatal", e);
+        } else {
+            log.debug("worker of task {} threw {}; classified {} {}", run.id(), e.toString(), f.code(), f.retryable() ? "retryable" : "fatal");
+        }
+        return f;
+    }
+}
