@@ -11,11 +11,18 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The wall clock; timers run on one lazily started daemon thread. */
+/**
+ * The wall clock. Timers run on one daemon thread, started when a timer is scheduled and ended
+ * once no timer has been pending for {@link #IDLE_MILLIS} ms, so a program whose runtimes have
+ * stopped (and cancelled their timers) keeps no statekit thread alive.
+ */
 public final class SystemClock implements Clock {
     /** The shared instance. */
     public static final SystemClock INSTANCE = new SystemClock();
     private static final Logger log = LoggerFactory.getLogger(SystemClock.class);
+
+    /** How long the timer thread waits without any pending timer before it ends. */
+    static final long IDLE_MILLIS = 200;
 
     private final java.time.Clock utc = java.time.Clock.systemUTC();
     private volatile @Nullable ScheduledThreadPoolExecutor timers;
@@ -51,7 +58,9 @@ public final class SystemClock implements Clock {
                         thread.setDaemon(true);
                         return thread;
                     });
-                    t.setRemoveOnCancelPolicy(true);
+                    t.setRemoveOnCancelPolicy(true);      // a cancelled timer leaves nothing for the thread to wait for
+                    t.setKeepAliveTime(IDLE_MILLIS, TimeUnit.MILLISECONDS);
+                    t.allowCoreThreadTimeOut(true);
                     timers = t;
                 }
             }
