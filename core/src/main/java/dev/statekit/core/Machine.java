@@ -1,8 +1,6 @@
 package dev.statekit.core;
 
 import dev.statekit.store.TriggerSource;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -30,8 +28,6 @@ import org.jspecify.annotations.Nullable;
  * @param <E> the event type
  */
 public final class Machine<S extends Enum<S>, E extends Enum<E>> {
-    private static final TriggerSource[] SOURCES = TriggerSource.values();
-
     private final String name;
     private final int version;
     private final @Nullable String description;
@@ -45,16 +41,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private final List<Transition<S, E>> rows;
     private final Map<String, S> stateByName;
     private final Map<String, E> eventByName;
-    // [source][from][event] -> candidate rows for that source, guarded first; null when none
-    private final Transition<S, E>[][][][] bySource;
-    // [from][event] -> every row regardless of source; null when none
-    private final Transition<S, E>[][][] byPair;
-    // [from][event] -> the single target state, when every row of the pair leads there
-    private final S[][] targets;
-    private final Refusal[][] refusals;
-    // [from] -> allowed events for any source; [source][from] -> for one source
-    private final List<Set<E>> allowedAny;
-    private final List<List<Set<E>>> allowedBySource;
+    private final MachineIndex<S, E> index;
 
     /** A named refusal for an event the table does not allow in some state. */
     record Refusal(String code, String message) {}
@@ -71,137 +58,31 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         return new MachineBuilder<>(name, stateType, eventType);
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     private Machine(MachineBuilder<S, E> b, Set<S> states) {
         this.name = b.name;
         this.version = b.version;
         this.description = b.description;
         this.runPolicy = b.runPolicy;
-        this.holdsLease = new boolean[b.stateType.getEnumConstants().length];
         this.stateType = b.stateType;
         this.eventType = b.eventType;
         this.initial = Objects.requireNonNull(b.initial);
         this.states = Collections.unmodifiableSet(EnumSet.copyOf(states));
         this.terminals = Collections.unmodifiableSet(b.terminals.isEmpty() ? EnumSet.noneOf(stateType) : EnumSet.copyOf(b.terminals));
         this.rows = List.copyOf(b.rows);
-        S[] allStates = stateType.getEnumConstants();
-        E[] allEvents = eventType.getEnumConstants();
         Map<String, S> sn = new HashMap<>();
         for (S s : states) sn.put(s.name(), s);
         this.stateByName = Map.copyOf(sn);
         Map<String, E> en = new HashMap<>();
-        for (E e : allEvents) en.put(e.name(), e);
+        for (E e : eventType.getEnumConstants()) en.put(e.name(), e);
         this.eventByName = Map.copyOf(en);
-
-        this.byPair = new Transition[allStates.length][allEvents.length][];
-        this.bySource = new Transition[SOURCES.length][allStates.length][allEvents.length][];
-        this.targets = (S[][]) java.lang.reflect.Array.newInstance(stateType, allStates.length, allEvents.length);
-        for (S from : allStates) {
-            for (E event : allEvents) {
-                List<Transition<S, E>> pair = new ArrayList<>();
-                for (Transition<S, E> t : rows) if (t.from() == from && t.event() == event) pair.add(t);
-                if (pair.isEmpty()) continue;
-                byPair[from.ordinal()][event.ordinal()] = pair.toArray(new Transition[0]);
-                S target = pair.get(0).to();
-                for (Transition<S, E> t : pair) if (t.to() != target) target = null;
-                targets[from.ordinal()][event.ordinal()] = target;
-                for (TriggerSource source : SOURCES) {
-                    List<Transition<S, E>> candidates = new ArrayList<>();
-                    for (Transition<S, E> t : pair) if (t.allows(source) && t.guarded()) candidates.add(t);
-                    for (Transition<S, E> t : pair) if (t.allows(source) && !t.guarded()) candidates.add(t);
-                    if (!candidates.isEmpty()) {
-                        bySource[source.ordinal()][from.ordinal()][event.ordinal()] = candidates.toArray(new Transition[0]);
-                    }
-                }
-            }
-        }
-        this.refusals = new Refusal[allStates.length][allEvents.length];
-        b.refusals.forEach((s, m) -> m.forEach((e, r) -> refusals[s.ordinal()][e.ordinal()] = r));
-
-        List<Set<E>> any = new ArrayList<>();
-        List<List<Set<E>>> perSource = new ArrayList<>();
-        for (TriggerSource ignored : SOURCES) perSource.add(new ArrayList<>());
-        for (S from : allStates) {
-            EnumSet<E> all = EnumSet.noneOf(eventType);
-            for (E event : allEvents) if (byPair[from.ordinal()][event.ordinal()] != null) all.add(event);
-            any.add(Collections.unmodifiableSet(all));
-            for (TriggerSource source : SOURCES) {
-                EnumSet<E> set = EnumSet.noneOf(eventType);
-                for (E event : allEvents) if (bySource[source.ordinal()][from.ordinal()][event.ordinal()] != null) set.add(event);
-                perSource.get(source.ordinal()).add(Collections.unmodifiableSet(set));
-            }
-        }
-        this.allowedAny = List.copyOf(any);
+        this.index = new MachineIndex<>(stateType, eventType, rows, b.refusals);
+        this.holdsLease = new boolean[stateType.getEnumConstants().length];
         if (runPolicy != null) for (S r : runPolicy.runningStates(this)) holdsLease[r.ordinal()] = true;
-        List<List<Set<E>>> frozen = new ArrayList<>();
-        for (List<Set<E>> l : perSource) frozen.add(List.copyOf(l));
-        this.allowedBySource = List.copyOf(frozen);
     }
 
     static <S extends Enum<S>, E extends Enum<E>> Machine<S, E> validate(MachineBuilder<S, E> b) {
-        List<String> defects = new ArrayList<>();
-        if (b.name.isBlank() || !b.name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
-            defects.add("name '" + b.name + "' must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit");
-        }
-        if (b.version < 1) defects.add("version must be positive, was " + b.version);
         Set<S> states = b.declaredStates != null ? b.declaredStates : EnumSet.allOf(b.stateType);
-        if (states.isEmpty()) defects.add("no states declared");
-        S initial = b.initial;
-        if (initial == null) defects.add("no initial state");
-        else if (!states.contains(initial)) defects.add("initial state " + initial + " is unknown");
-        else if (b.terminals.contains(initial)) defects.add("initial state " + initial + " is terminal");
-        for (S t : b.terminals) if (!states.contains(t)) defects.add("terminal state " + t + " is unknown");
-
-        Map<S, List<Transition<S, E>>> out = new HashMap<>();
-        for (Transition<S, E> t : b.rows) {
-            if (!states.contains(t.from())) defects.add("row " + t + " leaves unknown state " + t.from());
-            if (!states.contains(t.to())) defects.add("row " + t + " enters unknown state " + t.to());
-            if (b.terminals.contains(t.from())) defects.add("row " + t + " leaves terminal state " + t.from());
-            out.computeIfAbsent(t.from(), k -> new ArrayList<>()).add(t);
-        }
-        // ambiguity: rows of one (from, event) whose sources overlap must be told apart by guards
-        for (int i = 0; i < b.rows.size(); i++) {
-            Transition<S, E> a = b.rows.get(i);
-            for (int j = i + 1; j < b.rows.size(); j++) {
-                Transition<S, E> c = b.rows.get(j);
-                if (a.from() != c.from() || a.event() != c.event() || Collections.disjoint(a.sources(), c.sources())) continue;
-                if (!a.guarded() && !c.guarded()) {
-                    defects.add("rows " + a + " and " + c + " are ambiguous: no guard tells them apart");
-                } else if (a.guarded() && c.guarded() && Objects.equals(a.guardName(), c.guardName())) {
-                    defects.add("rows " + a + " and " + c + " are ambiguous: both use guard '" + a.guardName() + "'");
-                } else if (a.to() == c.to() && a.guarded() != c.guarded() && Objects.equals(a.effect(), c.effect())) {
-                    // a guarded row in front of an unguarded fallback to the same place changes nothing
-                    defects.add("rows " + a + " and " + c + " lead to the same state with the same effect: the guard decides nothing");
-                }
-            }
-        }
-        b.refusals.forEach((s, m) -> m.forEach((e, r) -> {
-            for (Transition<S, E> t : b.rows) {
-                if (t.from() == s && t.event() == e) {
-                    defects.add("named refusal " + r.code() + " for " + s + "/" + e + " contradicts row " + t);
-                    break;
-                }
-            }
-            if (r.code().isBlank()) defects.add("named refusal for " + s + "/" + e + " has a blank code");
-        }));
-        if (initial != null && states.contains(initial)) {
-            EnumSet<S> reached = EnumSet.of(initial);
-            ArrayDeque<S> todo = new ArrayDeque<>(List.of(initial));
-            while (!todo.isEmpty()) {
-                for (Transition<S, E> t : out.getOrDefault(todo.poll(), List.of())) {
-                    if (states.contains(t.to()) && reached.add(t.to())) todo.add(t.to());
-                }
-            }
-            for (S s : states) {
-                if (!reached.contains(s)) defects.add("state " + s + " is unreachable from " + initial);
-            }
-        }
-        for (S s : states) {
-            if (!b.terminals.contains(s) && !out.containsKey(s)) {
-                defects.add("state " + s + " is not terminal but no row leaves it");
-            }
-        }
-        if (b.runPolicy != null) defects.addAll(b.runPolicy.defects(b.rows));
+        List<String> defects = MachineValidator.defects(b, states);
         if (!defects.isEmpty()) throw new MachineDefinitionException(b.name, defects);
         return new Machine<>(b, states);
     }
@@ -263,23 +144,23 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
 
     /** Returns the rows for {@code event} in {@code from}, whatever their source; empty when none. */
     public List<Transition<S, E>> transitions(S from, E event) {
-        Transition<S, E> @Nullable [] r = byPair[from.ordinal()][event.ordinal()];
+        Transition<S, E> @Nullable [] r = index.pair(from, event);
         return r == null ? List.of() : List.of(r);
     }
 
     /** Returns the events that some row allows in {@code state}, from any source. */
     public Set<E> allowedEvents(S state) {
-        return allowedAny.get(state.ordinal());
+        return index.allowed(state);
     }
 
     /** Returns the events {@code source} may fire in {@code state} (guards not evaluated). */
     public Set<E> allowedEvents(S state, TriggerSource source) {
-        return allowedBySource.get(source.ordinal()).get(state.ordinal());
+        return index.allowed(state, source);
     }
 
     /** Returns whether some row allows {@code event} in {@code from} (guards not evaluated). */
     public boolean permits(S from, E event) {
-        return byPair[from.ordinal()][event.ordinal()] != null;
+        return index.pair(from, event) != null;
     }
 
     /**
@@ -288,7 +169,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
      * pure table decision, with no guard evaluated.
      */
     public @Nullable S target(S from, E event) {
-        return targets[from.ordinal()][event.ordinal()];
+        return index.target(from, event);
     }
 
     /** Returns the state named {@code stateName}, or null when the machine has no such state. */
@@ -309,11 +190,11 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     }
 
     Transition<S, E> @Nullable [] candidates(S from, E event, TriggerSource source) {
-        return bySource[source.ordinal()][from.ordinal()][event.ordinal()];
+        return index.candidates(from, event, source);
     }
 
     @Nullable Refusal namedRefusal(S from, E event) {
-        return refusals[from.ordinal()][event.ordinal()];
+        return index.refusal(from, event);
     }
 
     /**

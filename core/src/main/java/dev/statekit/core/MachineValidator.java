@@ -1,0 +1,94 @@
+package dev.statekit.core;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Every defect of a machine definition, found at once: names and version, states, rows (unknown
+ * or terminal states, ambiguity), named refusals, reachability, dead ends, and the run policy.
+ */
+final class MachineValidator {
+    private MachineValidator() {}
+
+    static <S extends Enum<S>, E extends Enum<E>> List<String> defects(MachineBuilder<S, E> b, Set<S> states) {
+        List<String> defects = new ArrayList<>();
+        if (b.name.isBlank() || !b.name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,99}")) {
+            defects.add("name '" + b.name + "' must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
+        if (b.version < 1) defects.add("version must be positive, was " + b.version);
+        if (states.isEmpty()) defects.add("no states declared");
+        S initial = b.initial;
+        if (initial == null) defects.add("no initial state");
+        else if (!states.contains(initial)) defects.add("initial state " + initial + " is unknown");
+        else if (b.terminals.contains(initial)) defects.add("initial state " + initial + " is terminal");
+        for (S t : b.terminals) if (!states.contains(t)) defects.add("terminal state " + t + " is unknown");
+
+        Map<S, List<Transition<S, E>>> out = new HashMap<>();
+        for (Transition<S, E> t : b.rows) {
+            if (!states.contains(t.from())) defects.add("row " + t + " leaves unknown state " + t.from());
+            if (!states.contains(t.to())) defects.add("row " + t + " enters unknown state " + t.to());
+            if (b.terminals.contains(t.from())) defects.add("row " + t + " leaves terminal state " + t.from());
+            out.computeIfAbsent(t.from(), k -> new ArrayList<>()).add(t);
+        }
+        ambiguities(b.rows, defects);
+        namedRefusals(b, defects);
+        if (initial != null && states.contains(initial)) unreachable(states, initial, out, defects);
+        for (S s : states) {
+            if (!b.terminals.contains(s) && !out.containsKey(s)) defects.add("state " + s + " is not terminal but no row leaves it");
+        }
+        if (b.runPolicy != null) defects.addAll(b.runPolicy.defects(b.rows));
+        return defects;
+    }
+
+    /** Rows of one (from, event) whose sources overlap must be told apart by guards. */
+    private static <S extends Enum<S>, E extends Enum<E>> void ambiguities(List<Transition<S, E>> rows, List<String> defects) {
+        for (int i = 0; i < rows.size(); i++) {
+            Transition<S, E> a = rows.get(i);
+            for (int j = i + 1; j < rows.size(); j++) {
+                Transition<S, E> c = rows.get(j);
+                if (a.from() != c.from() || a.event() != c.event() || Collections.disjoint(a.sources(), c.sources())) continue;
+                if (!a.guarded() && !c.guarded()) {
+                    defects.add("rows " + a + " and " + c + " are ambiguous: no guard tells them apart");
+                } else if (a.guarded() && c.guarded() && Objects.equals(a.guardName(), c.guardName())) {
+                    defects.add("rows " + a + " and " + c + " are ambiguous: both use guard '" + a.guardName() + "'");
+                } else if (a.to() == c.to() && a.guarded() != c.guarded() && Objects.equals(a.effect(), c.effect())) {
+                    // a guarded row in front of an unguarded fallback to the same place changes nothing
+                    defects.add("rows " + a + " and " + c + " lead to the same state with the same effect: the guard decides nothing");
+                }
+            }
+        }
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> void namedRefusals(MachineBuilder<S, E> b, List<String> defects) {
+        b.refusals.forEach((s, m) -> m.forEach((e, r) -> {
+            for (Transition<S, E> t : b.rows) {
+                if (t.from() == s && t.event() == e) {
+                    defects.add("named refusal " + r.code() + " for " + s + "/" + e + " contradicts row " + t);
+                    break;
+                }
+            }
+            if (r.code().isBlank()) defects.add("named refusal for " + s + "/" + e + " has a blank code");
+        }));
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> void unreachable(Set<S> states, S initial,
+                                                                            Map<S, List<Transition<S, E>>> out, List<String> defects) {
+        EnumSet<S> reached = EnumSet.of(initial);
+        ArrayDeque<S> todo = new ArrayDeque<>(List.of(initial));
+        while (!todo.isEmpty()) {
+            for (Transition<S, E> t : out.getOrDefault(todo.poll(), List.of())) {
+                if (states.contains(t.to()) && reached.add(t.to())) todo.add(t.to());
+            }
+        }
+        for (S s : states) {
+            if (!reached.contains(s)) defects.add("state " + s + " is unreachable from " + initial);
+        }
+    }
+}
