@@ -14,14 +14,10 @@ import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,12 +42,14 @@ public final class TransitionEngine {
     private final Clock clock;
     private final Listeners listeners;
     private final int maxConflictRetries;
+    private final Batches batches;
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
         this.clock = b.clock;
         this.listeners = new Listeners(b.listeners);
         this.maxConflictRetries = b.maxConflictRetries;
+        this.batches = new Batches(this, store, clock, maxConflictRetries);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -213,47 +211,7 @@ public final class TransitionEngine {
      * as {@link #fire} would.
      */
     List<Outcome<?>> fireEach(List<Request<?, ?>> requests) {
-        int n = requests.size();
-        Outcome<?>[] outcomes = new Outcome<?>[n];
-        List<Long> ids = new ArrayList<>(n);
-        for (Request<?, ?> r : requests) if (r.known() == null) ids.add(r.taskId());
-        Map<Long, TaskRecord> current = ids.isEmpty() ? Map.of() : store.findAll(ids);
-        Instant now = clock.now();
-        List<Change> changes = new ArrayList<>(n);
-        int[] index = new int[n];
-        for (int i = 0; i < n; i++) {
-            Request<?, ?> r = requests.get(i);
-            TaskRecord known = r.known();
-            TaskRecord t = known != null ? known : current.get(r.taskId());
-            if (t == null || r.command().idempotencyKey() != null || !sameName(t.machine(), r.machine().name())) {
-                outcomes[i] = fireAlone(r);
-                continue;
-            }
-            Decision<?> d = decideRequest(r, t, now);
-            if (d instanceof Decision.Refuse<?> refuse) {
-                outcomes[i] = known != null ? fireAlone(r) : refuse.refused();
-            } else {
-                index[changes.size()] = i;
-                changes.add(((Decision.Write<?>) d).change());
-            }
-        }
-        if (!changes.isEmpty()) {
-            List<ApplyResult> results = changes.size() == 1 ? List.of(store.apply(changes.get(0))) : store.applyEach(changes);
-            for (int j = 0; j < changes.size(); j++) {
-                int i = index[j];
-                Request<?, ?> r = requests.get(i);
-                outcomes[i] = results.get(j).applied() ? applied(r.machine(), changes.get(j)) : fireAlone(r);
-            }
-        }
-        return List.of(outcomes);
-    }
-
-    private <S extends Enum<S>, E extends Enum<E>> Outcome<S> fireAlone(Request<S, E> r) {
-        return fire(r.machine(), r.taskId(), r.event(), r.command(), r.adjust());
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> Decision<S> decideRequest(Request<S, E> r, TaskRecord current, Instant now) {
-        return Decider.decide(r.machine(), current, r.event(), r.command(), r.adjust(), now);
+        return batches.fireEach(requests);
     }
 
     /**
@@ -264,89 +222,20 @@ public final class TransitionEngine {
      * @throws IllegalArgumentException if {@code fires} is empty or names one task twice
      */
     public BatchOutcome fireAll(List<Fire<?, ?>> fires) {
-        if (fires.isEmpty()) throw new IllegalArgumentException("no commands to fire");
-        Set<Long> ids = new HashSet<>();
-        for (Fire<?, ?> f : fires) {
-            if (!ids.add(f.taskId())) throw new IllegalArgumentException("task " + f.taskId() + " appears twice in one batch");
-        }
-        for (int attempt = 0; ; attempt++) {
-            List<Change> changes = new ArrayList<>(fires.size());
-            Outcome.Applied<?>[] outcomes = new Outcome.Applied<?>[fires.size()];
-            Instant now = clock.now();
-            for (int i = 0; i < fires.size(); i++) {
-                Decision<?> d = prepare(fires.get(i), now);
-                if (d instanceof Decision.Refuse<?> r) return BatchOutcome.refused(r.refused(), i);
-                if (d instanceof Decision.Replay<?> replayed) {
-                    outcomes[i] = replayed.applied();
-                } else {
-                    changes.add(((Decision.Write<?>) d).change());
-                }
-            }
-            if (changes.isEmpty()) return new BatchOutcome(List.of(outcomes), null, -1);
-            ApplyResult result = store.applyAll(changes);
-            if (result.applied()) {
-                int c = 0;
-                for (int i = 0; i < fires.size(); i++) {
-                    if (outcomes[i] == null) outcomes[i] = applied(fires.get(i).machine(), changes.get(c++));
-                }
-                return new BatchOutcome(List.of(outcomes), null, -1);
-            }
-            int index = indexOf(fires, result.taskId());
-            Fire<?, ?> culprit = fires.get(index);
-            switch (result.status()) {
-                case NOT_FOUND:
-                    return BatchOutcome.refused(notFoundOf(culprit), index);
-                case DUPLICATE_COMMAND:
-                    continue;      // decided again: that command is now a replay
-                case VERSION_CONFLICT:
-                default:
-                    long expected = culprit.command().expectedVersionOrMinusOne();
-                    if (expected >= 0 || attempt >= maxConflictRetries) {
-                        TaskRecord latest = store.find(culprit.taskId()).orElse(null);
-                        if (latest == null) return BatchOutcome.refused(notFoundOf(culprit), index);
-                        return BatchOutcome.refused(conflictOf(culprit, latest, attempt + 1), index);
-                    }
-            }
-        }
-    }
-
-    private static int indexOf(List<Fire<?, ?>> fires, long taskId) {
-        for (int i = 0; i < fires.size(); i++) if (fires.get(i).taskId() == taskId) return i;
-        throw new IllegalStateException("store named task " + taskId + " which is not in the batch");
-    }
-
-    /** Decides one command of a batch on a fresh read: a refusal, a replay, or a change. */
-    private <S extends Enum<S>, E extends Enum<E>> Decision<S> prepare(Fire<S, E> f, Instant now) {
-        TaskRecord current = store.find(f.taskId()).orElse(null);
-        if (current == null || !current.machine().equals(f.machine().name())) return new Decision.Refuse<>(notFoundOf(f));
-        String key = f.command().idempotencyKey();
-        if (key != null) {
-            Optional<HistoryEntry> prior = store.findCommand(f.taskId(), key);
-            if (prior.isPresent()) return new Decision.Replay<>(replay(f.machine(), current, prior.get()));
-        }
-        return Decider.decide(f.machine(), current, f.event(), f.command(), null, now);
+        return batches.fireAll(fires);
     }
 
     /** Tells the listeners of a written change and returns its outcome. */
-    private <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> applied(Machine<S, E> machine, Change change) {
+    <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> applied(Machine<S, E> machine, Change change) {
         listeners.transitioned(machine.name(), change.next(), change.entry());
         return new Outcome.Applied<>(new Task<>(Decider.stateOf(machine, change.next()), change.next()), change.entry(), false);
     }
 
-    private static boolean sameName(String a, String b) {
+    static boolean sameName(String a, String b) {
         return a == b || a.equals(b);
     }
 
-    private static <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> conflictOf(Fire<S, E> f, TaskRecord latest, int attempts) {
-        return Refusals.conflict(latest, Decider.stateOf(f.machine(), latest), f.event().name(),
-                f.command().expectedVersionOrMinusOne(), attempts);
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> Outcome.Refused<S> notFoundOf(Fire<S, E> f) {
-        return Refusals.notFound(f.machine(), f.taskId(), f.event());
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> replay(
+    static <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> replay(
             Machine<S, E> machine, TaskRecord current, HistoryEntry prior) {
         return new Outcome.Applied<>(new Task<>(Decider.stateOf(machine, current), current), prior, true);
     }
