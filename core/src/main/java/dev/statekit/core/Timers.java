@@ -41,21 +41,14 @@ final class Timers {
 
     /** Runs {@code action} once at {@code at}, unless cancelled first. */
     Cancellable once(Instant at, Runnable action) {
-        Cancellable[] self = new Cancellable[1];
-        Cancellable handle = () -> {
-            Cancellable c = self[0];
-            live.remove(self[0]);
-            return c != null && c.cancel();
-        };
-        synchronized (self) {
-            if (closed) return () -> false;
-            self[0] = clock.schedule(at, () -> {
-                live.remove(handle);
-                action.run();
-            });
-            live.add(handle);
+        OneShot shot = new OneShot(action);
+        live.add(shot);
+        if (closed) {
+            live.remove(shot);
+            return () -> false;
         }
-        return handle;
+        shot.schedule(at);
+        return shot;
     }
 
     /**
@@ -83,6 +76,37 @@ final class Timers {
         closed = true;
         for (Cancellable c : live.toArray(new Cancellable[0])) c.cancel();
         live.clear();
+    }
+
+    /** A one-shot timer, forgotten once it ran or was cancelled. */
+    private final class OneShot implements Cancellable {
+        private final Runnable action;
+        private @Nullable Cancellable scheduled;
+        private boolean cancelled;
+
+        OneShot(Runnable action) {
+            this.action = action;
+        }
+
+        synchronized void schedule(Instant at) {
+            if (!cancelled) scheduled = clock.schedule(at, this::fire);
+        }
+
+        private void fire() {
+            live.remove(this);
+            synchronized (this) {
+                if (cancelled) return;
+            }
+            action.run();
+        }
+
+        @Override
+        public synchronized boolean cancel() {
+            live.remove(this);
+            if (cancelled) return false;
+            cancelled = true;
+            return scheduled != null && scheduled.cancel();
+        }
     }
 
     /** A periodic timer: reschedules itself before each run, under a lock shared with its cancellation. */
