@@ -126,7 +126,7 @@ public final class TaskRuntime implements AutoCloseable {
         recovery.healRestart();
         subscriptions.add(ctx.engine.subscribe(new Wakeups()));
         storeWatch = ctx.store.watch(dispatcher::requestDispatch);
-        subscriptions.add(ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx)));
+        ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx));      // until the stop completes: work in its grace keeps its leases
         subscriptions.add(ctx.timers.every(ctx.pollInterval, dispatcher::requestHousekeeping));
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", ctx.owner, ctx.slots, ctx.leaseDuration,
                 ctx.registrations.size());
@@ -135,8 +135,9 @@ public final class TaskRuntime implements AutoCloseable {
 
     /**
      * Stops gracefully: nothing new starts; running work may finish until {@code grace} has
-     * passed on the clock, then it is asked to stop and its tasks are released by the release
-     * event (or left to lease recovery when the machine has none). Nothing is lost.
+     * passed on the clock (its leases are renewed meanwhile), then it is asked to stop and its
+     * tasks are released by the release event (or left to lease recovery when the machine has
+     * none). Nothing is lost.
      *
      * @return a future completed when no work of this runtime runs any more
      */

@@ -178,4 +178,22 @@ class RuntimeDefectsTest {
         assertThat(stopped).isDone();
         assertThat(clock.pendingTimers()).as("timers left behind a stopped runtime").isEmpty();
     }
+
+    @Test
+    void workRunningInAStopsGracePeriodKeepsItsLease() {
+        TaskRuntime rt = TaskRuntime.builder(engine).owner("r").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
+                .register(Jobs.MACHINE, "q", ctx -> WorkResult.success(), QueueOptions.defaults()).build();
+        rt.start();
+        long id = enqueue(Jobs.MACHINE);
+        executor.runNext();                                    // claimed; the worker is still at work
+        var stopped = rt.stop(Duration.ofSeconds(60));
+        clock.advance(Duration.ofSeconds(45));                 // past the lease, within the grace
+        TaskRecord t = store.find(id).orElseThrow();
+        assertThat(t.lease()).isNotNull();
+        assertThat(t.lease().expiresAt()).as("renewed during the grace").isAfter(clock.now());
+        assertThat(store.expiredLeases(clock.now(), 10)).isEmpty();
+        executor.runAll();                                     // the worker finishes within the grace
+        assertThat(stopped).isDone();
+        assertThat(store.find(id).orElseThrow().state()).isEqualTo("DONE");
+    }
 }
