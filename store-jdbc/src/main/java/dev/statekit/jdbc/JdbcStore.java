@@ -635,6 +635,8 @@ public final class JdbcStore implements Store {
         String[] actors = new String[n];
         String[] reasons = new String[n];
         String[] at = new String[n];
+        Integer[] priorities = new Integer[n];
+        Long[] sequences = new Long[n];
         for (int i = 0; i < n; i++) {
             Change change = sorted.get(i);
             TaskRecord t = change.next();
@@ -671,12 +673,16 @@ public final class JdbcStore implements Store {
             actors[i] = e.actor();
             reasons[i] = e.reason();
             at[i] = Rows.pgTimestamp(e.at());
+            if (change.reorders()) {      // null keeps the stored place
+                priorities[i] = t.priority();
+                sequences[i] = t.sequence();
+            }
         }
         Set<Long> updated = new HashSet<>(2 * n);
         try (PreparedStatement ps = c.prepareStatement(sql.updateEach)) {
             Object[][] columns = {ids, expected, versions, states, queues, attempts, retries, owners, tokens, expiries, notBefore,
                 errorCodes, errorMessages, errorRetryable, errorSteps, attributes, payloads, updatedAt, entryVersions, from, to,
-                events, sources, actors, reasons, at};
+                events, sources, actors, reasons, at, priorities, sequences};
             for (int i = 0; i < columns.length; i++) ps.setArray(i + 1, c.createArrayOf(arrayType(columns[i]), columns[i]));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) updated.add(rs.getLong(1));
@@ -814,6 +820,8 @@ public final class JdbcStore implements Store {
         Rows.setString(ps, i++, n.payload());
         Rows.setInstant(ps, i++, n.updatedAt());
         ps.setLong(i++, n.version());
+        Rows.setInteger(ps, i++, change.reorders() ? n.priority() : null);     // null keeps the stored place
+        Rows.setLong(ps, i++, change.reorders() ? n.sequence() : null);
         ps.setLong(i++, n.id());
         ps.setLong(i, change.expectedVersion());
     }
@@ -956,20 +964,18 @@ public final class JdbcStore implements Store {
             for (int p = 0; p < picks.size(); p++) {
                 TaskRecord t = picks.get(p);
                 ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()), "no rule for a candidate's state");
-                Attributes attributes = rule.attributesOf(t);     // the start row's effect, while the row is locked
-                long token = tokens[p];
-                TaskRecord next = claimed(t, rule.to(), attributes, new Lease(request.owner(), token, expires), now);
+                // the start row's effect runs here, while the row is locked
+                TaskRecord next = rule.claim(t, new Lease(request.owner(), tokens[p], expires), now);
                 update.setString(1, rule.to());
-                update.setString(2, AttributeCodec.encode(attributes));
+                update.setString(2, AttributeCodec.encode(next.attributes()));
                 update.setString(3, request.owner());
-                update.setLong(4, token);
+                update.setLong(4, tokens[p]);
                 Rows.setInstant(update, 5, expires);
-                Rows.setInstant(update, 6, now);
+                Rows.setInstant(update, 6, next.updatedAt());
                 update.setLong(7, t.id());
                 update.setLong(8, t.version());
                 update.addBatch();
-                HistoryEntry entry = new HistoryEntry(t.id(), next.version(), t.state(), rule.to(), rule.event(),
-                        TriggerSource.SYSTEM, request.owner(), "claimed", now, null);
+                HistoryEntry entry = rule.entry(t, request.owner(), now);
                 claimed.add(new Claimed(next, entry));
                 entries.add(entry);
             }
@@ -999,6 +1005,7 @@ public final class JdbcStore implements Store {
         String[] to = new String[n];
         String[] events = new String[n];
         String[] encoded = new String[n];
+        String[] at = new String[n];
         Attributes[] attributes = new Attributes[n];
         for (int p = 0; p < n; p++) {
             TaskRecord t = picks.get(p);
@@ -1010,6 +1017,7 @@ public final class JdbcStore implements Store {
             events[p] = rule.event();
             attributes[p] = rule.attributesOf(t);     // the start row's effect, while the row is locked
             if (rule.effect() != null) encoded[p] = AttributeCodec.encode(attributes[p]);   // null keeps the stored text
+            at[p] = Rows.pgTimestamp(ClaimRule.claimTime(t, now));
         }
         java.util.Map<Long, Long> tokens = new java.util.HashMap<>(2 * n);
         try (PreparedStatement ps = c.prepareStatement(sql.claimTasks)) {
@@ -1019,13 +1027,12 @@ public final class JdbcStore implements Store {
             ps.setArray(4, c.createArrayOf("text", to));
             ps.setArray(5, c.createArrayOf("text", events));
             ps.setArray(6, c.createArrayOf("text", encoded));
-            ps.setString(7, request.owner());
-            Rows.setInstant(ps, 8, expires);
-            Rows.setInstant(ps, 9, now);
+            ps.setArray(7, c.createArrayOf("text", at));
+            ps.setString(8, request.owner());
+            Rows.setInstant(ps, 9, expires);
             ps.setString(10, TriggerSource.SYSTEM.name());
             ps.setString(11, request.owner());
-            ps.setString(12, "claimed");
-            Rows.setInstant(ps, 13, now);
+            ps.setString(12, ClaimRule.CLAIM_REASON);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) tokens.put(rs.getLong(1), rs.getLong(2));
             }
@@ -1035,24 +1042,11 @@ public final class JdbcStore implements Store {
             TaskRecord t = picks.get(p);
             Long token = tokens.get(t.id());
             if (token == null) continue;
-            TaskRecord next = claimed(t, to[p], attributes[p], new Lease(request.owner(), token, expires), now);
-            claimed.add(new Claimed(next, new HistoryEntry(t.id(), next.version(), t.state(), to[p], events[p],
-                    TriggerSource.SYSTEM, request.owner(), "claimed", now, null)));
+            ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()));
+            TaskRecord next = rule.claim(t, attributes[p], new Lease(request.owner(), token, expires), now);
+            claimed.add(new Claimed(next, rule.entry(t, request.owner(), now)));
         }
         return claimed;
-    }
-
-    /** Returns {@code t} as a claim leaves it: in {@code state}, leased, one attempt more, no not-before time. */
-    private static TaskRecord claimed(TaskRecord t, String state, Attributes attributes, Lease lease, Instant now) {
-        return t.toBuilder()
-                .state(state)
-                .attributes(attributes)
-                .lease(lease)
-                .attempts(t.attempts() + 1)
-                .notBefore(null)
-                .updatedAt(now)
-                .version(t.version() + 1)
-                .build();
     }
 
     /** Draws {@code n} fencing tokens with one query. */
