@@ -1,22 +1,21 @@
 package dev.statekit.store;
 
+import dev.statekit.store.ClaimIndex.Key;
+import dev.statekit.store.InMemorySlots.Slot;
+import dev.statekit.store.support.ClaimPicker;
+import dev.statekit.store.support.StoreChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,33 +29,27 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Runnable tasks are found through an index kept only for the states that claims and due-time
  * scans have asked about, so a store used without a runtime pays nothing for it.
+ *
+ * <p>The parts: {@code InMemorySlots} holds the tasks by id, {@code ClaimIndex} the indexes and the
+ * scans that read them, {@code InMemoryQueues} the queue records. What every store writes the same
+ * way (a new task's first snapshot, a claim's snapshot and history entry, the claim order) comes
+ * from the store contract's own types: {@link NewTask#toRecord}, {@link ClaimRule#claim},
+ * {@link ClaimRule#entry} and {@link dev.statekit.store.support.ClaimPicker}.
  */
 public final class InMemoryStore implements Store {
 
     /** The default payload limit, in characters. */
     public static final int DEFAULT_MAX_PAYLOAD_CHARS = 1 << 20;
 
-    private static final Comparator<Key> CLAIM_ORDER = Comparator.comparingInt(Key::priority).reversed()
-            .thenComparingLong(Key::sequence).thenComparingLong(Key::id);
-
-    private final Slots tasks = new Slots();
+    private final InMemorySlots tasks = new InMemorySlots();
+    private final ClaimIndex index = new ClaimIndex(tasks);
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
     private final AtomicLong frontSequences = new AtomicLong();
     private final AtomicLong fencingTokens = new AtomicLong();
+    private final InMemoryQueues queues = new InMemoryQueues();
     private final int maxPayloadChars;
-
-    // machine -> states indexed for it (copy-on-write sets)
-    private final ConcurrentHashMap<String, Set<String>> indexedStates = new ConcurrentHashMap<>();
-    // machine \0 queue \0 state -> tasks in claim order
-    private final ConcurrentHashMap<String, ConcurrentSkipListSet<Key>> index = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Long, Boolean> leasedIds = new ConcurrentHashMap<>();
-    // lease-free tasks with a not-before time, earliest first
-    private final ConcurrentSkipListSet<TimedKey> timed = new ConcurrentSkipListSet<>(
-            Comparator.comparing(TimedKey::notBefore).thenComparingLong(TimedKey::id));
-    private final ConcurrentHashMap<String, AtomicInteger> leasedPerQueue = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, QueueSlot> queues = new ConcurrentHashMap<>();
 
     /** Creates an empty store with the default payload limit. */
     public InMemoryStore() {
@@ -74,83 +67,11 @@ public final class InMemoryStore implements Store {
         this.maxPayloadChars = maxPayloadChars;
     }
 
-    /** A task's place in the claim order. */
-    private record Key(int priority, long sequence, long id) {}
-
-    /** A lease-free task's not-before time. */
-    private record TimedKey(Instant notBefore, long id) {}
-
-    /** The mutable home of one task; every field is guarded by the slot's monitor. */
-    private static final class Slot {
-        volatile TaskRecord task;
-        final ArrayList<HistoryEntry> history = new ArrayList<>(4);
-        @Nullable HashMap<String, HistoryEntry> commands;
-        boolean cancelRequested;
-
-        Slot(TaskRecord task) {
-            this.task = task;
-        }
-    }
-
-    /** The control record of one queue; its monitor serialises claims on the queue. */
-    private static final class QueueSlot {
-        volatile QueueRecord record;
-
-        QueueSlot(QueueRecord record) {
-            this.record = record;
-        }
-    }
-
-    /**
-     * Slots by id. Ids are dense (1, 2, 3, ...), so a two-level array finds a slot without
-     * hashing or boxing; pages are allocated on first use and published with a CAS.
-     */
-    private static final class Slots {
-        private static final int PAGE_BITS = 12;
-        private static final int PAGE_SIZE = 1 << PAGE_BITS;
-        private static final int MAX_PAGES = 1 << 19;
-        private final AtomicReferenceArray<@Nullable AtomicReferenceArray<@Nullable Slot>> pages =
-                new AtomicReferenceArray<>(MAX_PAGES);
-
-        @Nullable Slot get(long id) {
-            if (id <= 0) return null;
-            long page = id >>> PAGE_BITS;
-            if (page >= MAX_PAGES) return null;
-            AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
-            return p == null ? null : p.get((int) (id & (PAGE_SIZE - 1)));
-        }
-
-        void put(long id, Slot slot) {
-            long page = id >>> PAGE_BITS;
-            if (page >= MAX_PAGES) {
-                throw new StatekitException(ErrorCode.STORE_FAILURE, "the in-memory store holds at most "
-                        + ((long) MAX_PAGES * PAGE_SIZE - 1) + " tasks");
-            }
-            AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
-            if (p == null) {
-                pages.compareAndSet((int) page, null, new AtomicReferenceArray<>(PAGE_SIZE));
-                p = Objects.requireNonNull(pages.get((int) page));
-            }
-            p.set((int) (id & (PAGE_SIZE - 1)), slot);
-        }
-
-        void remove(long id) {
-            long page = id >>> PAGE_BITS;
-            if (page >= MAX_PAGES) return;
-            AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
-            if (p != null) p.set((int) (id & (PAGE_SIZE - 1)), null);
-        }
-    }
-
     // --- create, find, apply ----------------------------------------------------------------
 
     @Override
     public CreateResult create(NewTask spec) {
-        String payload = spec.payload();
-        if (payload != null && payload.length() > maxPayloadChars) {
-            throw new StatekitException(ErrorCode.PAYLOAD_TOO_LARGE, "payload of " + payload.length()
-                    + " chars exceeds the limit of " + maxPayloadChars + " for a new task of machine " + spec.machine());
-        }
+        StoreChecks.checkPayload(spec, maxPayloadChars);
         String key = spec.idempotencyKey();
         if (key == null) return new CreateResult(insert(spec), true);
         boolean[] created = {false};
@@ -163,13 +84,11 @@ public final class InMemoryStore implements Store {
 
     private TaskRecord insert(NewTask spec) {
         long id = ids.incrementAndGet();
-        TaskRecord record = new TaskRecord(id, spec.machine(), spec.machineVersion(), spec.state(), spec.queue(),
-                spec.priority(), sequences.incrementAndGet(), spec.parentId(), 0, 0, null, spec.notBefore(), null,
-                spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.createdAt(), spec.createdAt(), 0);
+        TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
         Slot slot = new Slot(record);
         synchronized (slot) {
             tasks.put(id, slot);
-            reindex(null, record);
+            index.reindex(null, record);
         }
         return record;
     }
@@ -196,13 +115,9 @@ public final class InMemoryStore implements Store {
     public ApplyResult applyAll(List<Change> changes) {
         if (changes.isEmpty()) throw new IllegalArgumentException("no changes to apply");
         if (changes.size() == 1) return apply(changes.get(0));
+        StoreChecks.requireDistinctTasks(changes);
         Change[] sorted = changes.toArray(new Change[0]);
         Arrays.sort(sorted, Comparator.comparingLong(c -> c.next().id()));
-        for (int i = 1; i < sorted.length; i++) {
-            if (sorted[i].next().id() == sorted[i - 1].next().id()) {
-                throw new IllegalArgumentException("two changes for task " + sorted[i].next().id());
-            }
-        }
         @Nullable Slot[] slots = new Slot[sorted.length];
         for (int i = 0; i < sorted.length; i++) slots[i] = tasks.get(sorted[i].next().id());
         return lockAndApply(slots, sorted, changes, 0);
@@ -239,11 +154,7 @@ public final class InMemoryStore implements Store {
             if (prior != null) return ApplyResult.duplicate(prior);
         }
         if (slot.task.version() != change.expectedVersion()) return ApplyResult.conflict(change.next().id());
-        String payload = change.next().payload();
-        if (payload != null && payload.length() > maxPayloadChars) {
-            throw new StatekitException(ErrorCode.PAYLOAD_TOO_LARGE, "payload of " + payload.length()
-                    + " chars exceeds the limit of " + maxPayloadChars, change.next().id(), null);
-        }
+        StoreChecks.checkPayload(change.next(), maxPayloadChars);
         return null;
     }
 
@@ -258,7 +169,7 @@ public final class InMemoryStore implements Store {
             slot.commands.put(key, entry);
         }
         slot.task = next;
-        reindex(old, next);
+        index.reindex(old, next);
     }
 
     // Priority and sequence change only through reorder or a reordering change; a kept lease keeps its renewed expiry.
@@ -272,80 +183,6 @@ public final class InMemoryStore implements Store {
         TaskRecord.Builder b = next.toBuilder().lease(sameLease ? sl : nl);
         if (!reorders) b.priority(stored.priority()).sequence(stored.sequence());
         return b.build();
-    }
-
-    // --- index ------------------------------------------------------------------------------
-
-    private static String group(String machine, String queue, String state) {
-        return machine + '\u0000' + queue + '\u0000' + state;
-    }
-
-    /** Keeps the claim index and the lease bookkeeping in step with one task; caller holds its monitor. */
-    private void reindex(@Nullable TaskRecord old, TaskRecord now) {
-        Set<String> states = indexedStates.get(now.machine());
-        if (states != null) {
-            boolean sameKey = old != null && old.state().equals(now.state()) && old.queue().equals(now.queue())
-                    && old.priority() == now.priority() && old.sequence() == now.sequence();
-            if (!sameKey) {
-                if (old != null && states.contains(old.state())) {
-                    ConcurrentSkipListSet<Key> set = index.get(group(old.machine(), old.queue(), old.state()));
-                    if (set != null) set.remove(new Key(old.priority(), old.sequence(), old.id()));
-                }
-                if (states.contains(now.state())) indexSet(now).add(new Key(now.priority(), now.sequence(), now.id()));
-            }
-        }
-        Instant oldTime = old == null || old.lease() != null ? null : old.notBefore();
-        Instant newTime = now.lease() != null ? null : now.notBefore();
-        if (oldTime != newTime && (oldTime == null || !oldTime.equals(newTime))) {
-            if (oldTime != null) timed.remove(new TimedKey(oldTime, old.id()));
-            if (newTime != null) timed.add(new TimedKey(newTime, now.id()));
-        }
-        boolean wasLeased = old != null && old.lease() != null;
-        boolean isLeased = now.lease() != null;
-        if (wasLeased != isLeased || (old != null && isLeased && !old.queue().equals(now.queue()))) {
-            if (wasLeased) {
-                leasedIds.remove(old.id());
-                leasedCounter(old.queue()).decrementAndGet();
-            }
-            if (isLeased) {
-                leasedIds.put(now.id(), Boolean.TRUE);
-                leasedCounter(now.queue()).incrementAndGet();
-            }
-        }
-    }
-
-    private ConcurrentSkipListSet<Key> indexSet(TaskRecord t) {
-        return index.computeIfAbsent(group(t.machine(), t.queue(), t.state()), k -> new ConcurrentSkipListSet<>(CLAIM_ORDER));
-    }
-
-    private AtomicInteger leasedCounter(String queue) {
-        return leasedPerQueue.computeIfAbsent(queue, k -> new AtomicInteger());
-    }
-
-    /** Makes sure {@code states} of {@code machine} are indexed, building the index once from every task. */
-    private void ensureIndexed(String machine, Collection<String> states) {
-        Set<String> current = indexedStates.get(machine);
-        if (current != null && current.containsAll(states)) return;
-        synchronized (indexedStates) {
-            current = indexedStates.getOrDefault(machine, Set.of());
-            if (current.containsAll(states)) return;
-            java.util.HashSet<String> merged = new java.util.HashSet<>(current);
-            merged.addAll(states);
-            indexedStates.put(machine, Set.copyOf(merged));
-            // Publish first, then scan: a write after publication indexes itself; the scan takes each
-            // slot's monitor, so it sees every write that happened before.
-            long last = ids.get();
-            for (long id = 1; id <= last; id++) {
-                Slot slot = tasks.get(id);
-                if (slot == null) continue;
-                synchronized (slot) {
-                    TaskRecord t = slot.task;
-                    if (t.machine().equals(machine) && states.contains(t.state())) {
-                        indexSet(t).add(new Key(t.priority(), t.sequence(), t.id()));
-                    }
-                }
-            }
-        }
     }
 
     // --- read -------------------------------------------------------------------------------
@@ -383,96 +220,73 @@ public final class InMemoryStore implements Store {
 
     // --- running work -----------------------------------------------------------------------
 
-    private QueueSlot queueSlot(String queue) {
-        return queues.computeIfAbsent(queue, q -> new QueueSlot(QueueRecord.defaults(q)));
-    }
-
     @Override
     public List<Claimed> claim(ClaimRequest request) {
-        List<String> from = new ArrayList<>();
-        for (ClaimRule r : request.rules()) from.add(r.from());
-        ensureIndexed(request.machine(), from);
-        QueueSlot qs = queueSlot(request.queue());
-        List<Claimed> claimed = new ArrayList<>();
+        List<String> from = fromStates(request);
+        index.ensureIndexed(request.machine(), from, ids.get());
+        InMemoryQueues.QueueSlot qs = queues.slot(request.queue());
         synchronized (qs) {
             QueueRecord q = qs.record;
             if (q.paused()) return List.of();
             int room = request.max();
-            if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - leasedCounter(request.queue()).get());
-            List<ConcurrentSkipListSet<Key>> sets = new ArrayList<>();
-            for (String state : from) {
-                ConcurrentSkipListSet<Key> set = index.get(group(request.machine(), request.queue(), state));
-                if (set != null) sets.add(set);
-            }
-            int skipped = q.skippedLower();
-            while (room > 0) {
-                Key top = null;
-                for (ConcurrentSkipListSet<Key> set : sets) top = better(top, firstRunnable(set, request));
-                if (top == null) break;
-                // the best runnable task of a lower priority: the first one after every key of top's priority
-                Key bound = new Key(top.priority(), Long.MAX_VALUE, Long.MAX_VALUE);
-                Key lower = null;
-                for (ConcurrentSkipListSet<Key> set : sets) lower = better(lower, firstRunnable(set.tailSet(bound, false), request));
-                Key pick = top;
-                if (lower != null && request.starvationLimit() > 0 && skipped >= request.starvationLimit()) {
-                    pick = lower;
-                    skipped = 0;
-                } else {
-                    skipped = lower != null ? skipped + 1 : 0;
-                }
-                Claimed t = claimOne(pick.id(), request);
-                if (t != null) {
-                    claimed.add(t);
-                    room--;
-                }
-            }
-            if (skipped != q.skippedLower()) {
-                qs.record = new QueueRecord(q.name(), q.paused(), q.pauseReason(), q.concurrency(), skipped);
-            }
+            if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - index.leased(request.queue()));
+            QueueCandidates candidates = new QueueCandidates(request, index.candidates(request.machine(), request.queue(), from));
+            int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
+            if (skipped != q.skippedLower()) qs.record = q.withSkippedLower(skipped);
+            return candidates.claimed;
         }
-        return claimed;
     }
 
-    private static @Nullable Key better(@Nullable Key a, @Nullable Key b) {
-        if (b == null) return a;
-        return a == null || CLAIM_ORDER.compare(b, a) < 0 ? b : a;
+    private static List<String> fromStates(ClaimRequest request) {
+        List<String> from = new ArrayList<>(request.rules().size());
+        for (ClaimRule r : request.rules()) from.add(r.from());
+        return from;
     }
 
-    private @Nullable Key firstRunnable(java.util.NavigableSet<Key> keys, ClaimRequest request) {
-        for (Key k : keys) if (runnable(k.id(), request)) return k;
-        return null;
-    }
+    /** The runnable tasks of one claim, read from the claim index; taking one claims it. The caller holds the queue's monitor. */
+    private final class QueueCandidates implements ClaimPicker.Candidates<Key, RuntimeException> {
+        final ClaimRequest request;
+        final List<NavigableSet<Key>> sets;
+        final List<Claimed> claimed = new ArrayList<>();
 
-    private boolean runnable(long id, ClaimRequest request) {
-        Slot slot = tasks.get(id);
-        if (slot == null) return false;
-        TaskRecord t = slot.task;
-        Instant nb = t.notBefore();
-        return t.lease() == null && (nb == null || !nb.isAfter(request.now())) && request.ruleFor(t.state()) != null
-                && t.queue().equals(request.queue()) && t.machine().equals(request.machine());
+        QueueCandidates(ClaimRequest request, List<NavigableSet<Key>> sets) {
+            this.request = request;
+            this.sets = sets;
+        }
+
+        @Override
+        public @Nullable Key top() {
+            return index.top(sets, request);
+        }
+
+        @Override
+        public @Nullable Key lower(int priority) {
+            return index.lower(sets, priority, request);
+        }
+
+        @Override
+        public int priority(Key candidate) {
+            return candidate.priority();
+        }
+
+        @Override
+        public boolean take(Key candidate) {
+            Claimed c = claimOne(candidate.id(), request);
+            if (c != null) claimed.add(c);
+            return c != null;
+        }
     }
 
     private @Nullable Claimed claimOne(long id, ClaimRequest request) {
         Slot slot = Objects.requireNonNull(tasks.get(id));
         synchronized (slot) {
-            if (!runnable(id, request)) return null;
+            if (!index.runnable(id, request)) return null;
             TaskRecord t = slot.task;
             ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()));
-            Instant now = request.now();
-            Instant at = t.updatedAt().isAfter(now) ? t.updatedAt() : now;      // history never goes backwards
-            TaskRecord next = t.toBuilder()
-                    .state(rule.to())
-                    .attributes(rule.attributesOf(t))
-                    .lease(new Lease(request.owner(), fencingTokens.incrementAndGet(), now.plus(request.leaseDuration())))
-                    .attempts(t.attempts() + 1)
-                    .notBefore(null)
-                    .updatedAt(at)
-                    .version(t.version() + 1)
-                    .build();
-            HistoryEntry entry = new HistoryEntry(id, next.version(), t.state(), rule.to(), rule.event(),
-                    TriggerSource.SYSTEM, request.owner(), "claimed", at, null);
+            Lease lease = new Lease(request.owner(), fencingTokens.incrementAndGet(), request.now().plus(request.leaseDuration()));
+            HistoryEntry entry = rule.entry(t, request.owner(), request.now());
             slot.cancelRequested = false;
-            write(slot, next, entry, false);
+            write(slot, rule.claim(t, lease, request.now()), entry, false);
             return new Claimed(slot.task, entry);
         }
     }
@@ -494,85 +308,29 @@ public final class InMemoryStore implements Store {
 
     @Override
     public List<TaskRecord> expiredLeases(Instant now, int max) {
-        List<TaskRecord> expired = new ArrayList<>();
-        for (Long id : leasedIds.keySet()) {
-            Slot slot = tasks.get(id);
-            if (slot == null) continue;
-            TaskRecord t = slot.task;
-            Lease l = t.lease();
-            if (l != null && !l.expiresAt().isAfter(now)) expired.add(t);
-        }
-        expired.sort(Comparator.comparing((TaskRecord t) -> Objects.requireNonNull(t.lease()).expiresAt()).thenComparingLong(TaskRecord::id));
-        return expired.size() <= max ? expired : List.copyOf(expired.subList(0, max));
+        return index.expiredLeases(now, max);
     }
 
     @Override
     public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
-        List<TaskRecord> due = new ArrayList<>();
-        for (TimedKey k : timed) {
-            if (k.notBefore().isAfter(now) || due.size() >= max) break;
-            Slot slot = tasks.get(k.id());
-            if (slot == null) continue;
-            TaskRecord t = slot.task;
-            Instant nb = t.notBefore();
-            if (t.lease() == null && nb != null && !nb.isAfter(now) && t.machine().equals(machine) && states.contains(t.state())) {
-                due.add(t);
-            }
-        }
-        return due;
+        return index.due(machine, states, now, max);
     }
 
     @Override
     public @Nullable Instant nextDue(String machine, Collection<String> states, Instant now) {
-        for (TimedKey k : timed.tailSet(new TimedKey(now, Long.MAX_VALUE), false)) {
-            Slot slot = tasks.get(k.id());
-            if (slot == null) continue;
-            TaskRecord t = slot.task;
-            Instant nb = t.notBefore();
-            if (t.lease() == null && nb != null && nb.isAfter(now) && t.machine().equals(machine) && states.contains(t.state())) {
-                return nb;
-            }
-        }
-        return null;
+        return index.nextDue(machine, states, now);
     }
 
     @Override
     public List<TaskRecord> leasedBy(String owner, int max) {
-        List<TaskRecord> held = new ArrayList<>();
-        for (Long id : leasedIds.keySet()) {
-            Slot slot = tasks.get(id);
-            if (slot == null) continue;
-            Lease l = slot.task.lease();
-            if (l != null && l.owner().equals(owner)) held.add(slot.task);
-        }
-        held.sort(Comparator.comparingLong(TaskRecord::id));
-        return held.size() <= max ? held : List.copyOf(held.subList(0, max));
+        return index.leasedBy(owner, max);
     }
 
     @Override
     public List<TaskRecord> peek(ClaimRequest request) {
-        List<String> from = new ArrayList<>();
-        for (ClaimRule r : request.rules()) from.add(r.from());
-        ensureIndexed(request.machine(), from);
-        List<Key> keys = new ArrayList<>();
-        for (String state : from) {
-            ConcurrentSkipListSet<Key> set = index.get(group(request.machine(), request.queue(), state));
-            if (set == null) continue;
-            int taken = 0;
-            for (Key k : set) {
-                if (!runnable(k.id(), request)) continue;
-                keys.add(k);
-                if (++taken >= request.max()) break;
-            }
-        }
-        keys.sort(CLAIM_ORDER);
-        List<TaskRecord> result = new ArrayList<>();
-        for (Key k : keys) {
-            if (result.size() >= request.max()) break;
-            Slot slot = tasks.get(k.id());
-            if (slot != null) result.add(slot.task);
-        }
-        return result;
+        List<String> from = fromStates(request);
+        index.ensureIndexed(request.machine(), from, ids.get());
+        return index.peek(request, from);
     }
 
     @Override
@@ -593,7 +351,7 @@ public final class InMemoryStore implements Store {
                         || !t.updatedAt().isBefore(updatedBefore) || parents.contains(t.id())) {
                     continue;
                 }
-                reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
+                index.reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
                 tasks.remove(id);
                 String key = t.idempotencyKey();
                 if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
@@ -605,7 +363,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public int leased(String queue) {
-        return leasedCounter(queue).get();
+        return index.leased(queue);
     }
 
     @Override
@@ -635,7 +393,7 @@ public final class InMemoryStore implements Store {
             TaskRecord old = slot.task;
             TaskRecord next = old.toBuilder().priority(priority).sequence(sequence).build();
             slot.task = next;
-            reindex(old, next);
+            index.reindex(old, next);
         }
         return true;
     }
@@ -649,30 +407,21 @@ public final class InMemoryStore implements Store {
 
     @Override
     public QueueRecord queue(String queue) {
-        return queueSlot(queue).record;
+        return queues.get(queue);
     }
 
     @Override
     public QueueRecord pauseQueue(String queue, @Nullable String reason) {
-        return updateQueue(queue, q -> new QueueRecord(q.name(), true, reason, q.concurrency(), q.skippedLower()));
+        return queues.pause(queue, reason);
     }
 
     @Override
     public QueueRecord resumeQueue(String queue) {
-        return updateQueue(queue, q -> new QueueRecord(q.name(), false, null, q.concurrency(), q.skippedLower()));
+        return queues.resume(queue);
     }
 
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
-        if (limit < 0) throw new IllegalArgumentException("concurrency limit must be >= 0, was " + limit);
-        return updateQueue(queue, q -> new QueueRecord(q.name(), q.paused(), q.pauseReason(), limit, q.skippedLower()));
-    }
-
-    private QueueRecord updateQueue(String queue, java.util.function.UnaryOperator<QueueRecord> change) {
-        QueueSlot qs = queueSlot(queue);
-        synchronized (qs) {
-            qs.record = change.apply(qs.record);
-            return qs.record;
-        }
+        return queues.setConcurrency(queue, limit);
     }
 }

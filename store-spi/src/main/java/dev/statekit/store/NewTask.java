@@ -51,4 +51,18 @@ public record NewTask(
             throw new IllegalArgumentException("idempotency key must not be blank when given");
         }
     }
+
+    /**
+     * Returns the first snapshot of the task this describes, as every store writes it: version 0,
+     * no attempts, retries, lease or error, last updated when it was created.
+     *
+     * @param id       the id the store assigned
+     * @param sequence the FIFO sequence the store assigned
+     * @return the snapshot
+     * @throws IllegalArgumentException if {@code id} is not positive
+     */
+    public TaskRecord toRecord(long id, long sequence) {
+        return new TaskRecord(id, machine, machineVersion, state, queue, priority, sequence, parentId, 0, 0, null,
+                notBefore, null, attributes, payload, idempotencyKey, createdAt, createdAt, 0);
+    }
 }

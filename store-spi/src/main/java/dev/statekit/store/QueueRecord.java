@@ -24,4 +24,32 @@ public record QueueRecord(String name, boolean paused, @Nullable String pauseRea
     public static QueueRecord defaults(String name) {
         return new QueueRecord(name, false, null, 0, 0);
     }
+
+    /** Returns this record paused for {@code reason} (which may be null). */
+    public QueueRecord paused(@Nullable String reason) {
+        return new QueueRecord(name, true, reason, concurrency, skippedLower);
+    }
+
+    /** Returns this record running, without a pause reason. */
+    public QueueRecord resumed() {
+        return new QueueRecord(name, false, null, concurrency, skippedLower);
+    }
+
+    /**
+     * Returns this record with the concurrency limit {@code limit}; 0 means no limit.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     */
+    public QueueRecord withConcurrency(int limit) {
+        return new QueueRecord(name, paused, pauseReason, limit, skippedLower);
+    }
+
+    /**
+     * Returns this record with the anti-starvation count {@code skipped}.
+     *
+     * @throws IllegalArgumentException if {@code skipped} is negative
+     */
+    public QueueRecord withSkippedLower(int skipped) {
+        return new QueueRecord(name, paused, pauseReason, concurrency, skipped);
+    }
 }

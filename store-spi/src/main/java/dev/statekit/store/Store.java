@@ -81,10 +81,7 @@ public interface Store {
      * @throws IllegalArgumentException if two changes concern the same task
      */
     default List<ApplyResult> applyEach(List<Change> changes) {
-        java.util.Set<Long> seen = new java.util.HashSet<>();
-        for (Change c : changes) {
-            if (!seen.add(c.next().id())) throw new IllegalArgumentException("two changes for task " + c.next().id());
-        }
+        dev.statekit.store.support.StoreChecks.requireDistinctTasks(changes);
         List<ApplyResult> results = new java.util.ArrayList<>(changes.size());
         for (Change c : changes) results.add(apply(c));
         return results;

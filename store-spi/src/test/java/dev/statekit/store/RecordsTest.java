@@ -139,4 +139,57 @@ class RecordsTest {
         assertThat(e).hasMessage("[STORE_FAILURE] disk full");
         assertThat(new StatekitException(ErrorCode.INVALID_ARGUMENT, "x").taskId()).isNull();
     }
+
+    @Test
+    void aNewTaskBecomesItsFirstSnapshot() {
+        NewTask spec = new NewTask("job", 3, "P", "q", 7, 42L, Attributes.of("a", "b"), "p", "k", T0.plusSeconds(9), T0);
+        TaskRecord first = spec.toRecord(5, 11);
+        assertThat(first).isEqualTo(new TaskRecord(5, "job", 3, "P", "q", 7, 11, 42L, 0, 0, null, T0.plusSeconds(9), null,
+                Attributes.of("a", "b"), "p", "k", T0, T0, 0));
+        assertThatThrownBy(() -> spec.toRecord(0, 1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aClaimWritesTheRuleStateALeaseOneMoreAttemptAndOneVersionMore() {
+        ClaimRule rule = new ClaimRule("P", "START", "R", before -> before.attributes().with("started", "yes"));
+        TaskRecord before = record(4, 2).toBuilder().attempts(1).notBefore(T0.minusSeconds(5)).payload("p").build();
+        Lease lease = new Lease("w", 9, T0.plusSeconds(60));
+        Instant now = T0.plusSeconds(3);
+        TaskRecord claimed = rule.claim(before, lease, now);
+        assertThat(claimed).isEqualTo(before.toBuilder().state("R").attributes(Attributes.of("started", "yes")).lease(lease)
+                .attempts(2).notBefore(null).updatedAt(now).version(3).build());
+        assertThat(rule.claim(before, Attributes.of("given", "1"), lease, now).attributes()).isEqualTo(Attributes.of("given", "1"));
+        assertThat(rule.entry(before, "w", now))
+                .isEqualTo(new HistoryEntry(4, 3, "P", "R", "START", TriggerSource.SYSTEM, "w", ClaimRule.CLAIM_REASON, now, null));
+        assertThat(ClaimRule.CLAIM_REASON).isEqualTo("claimed");
+        assertThatThrownBy(() -> rule.claim(before.toBuilder().state("X").build(), lease, now))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("state X");
+        assertThatThrownBy(() -> rule.entry(before.toBuilder().state("X").build(), "w", now))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aClaimIsStampedNoEarlierThanTheTasksLastChange() {
+        ClaimRule rule = new ClaimRule("P", "START", "R");
+        TaskRecord before = record(4, 2).toBuilder().updatedAt(T0.plusSeconds(10)).build();
+        Instant early = T0.plusSeconds(4);
+        Lease lease = new Lease("w", 9, early.plusSeconds(60));
+        assertThat(ClaimRule.claimTime(before, early)).isEqualTo(T0.plusSeconds(10));
+        assertThat(ClaimRule.claimTime(before, T0.plusSeconds(11))).isEqualTo(T0.plusSeconds(11));
+        assertThat(rule.claim(before, lease, early).updatedAt()).isEqualTo(T0.plusSeconds(10));
+        assertThat(rule.claim(before, lease, early).lease()).isEqualTo(lease);
+        assertThat(rule.entry(before, "w", early).at()).isEqualTo(T0.plusSeconds(10));
+    }
+
+    @Test
+    void queueRecordWithersChangeOneThingEach() {
+        QueueRecord q = new QueueRecord("q", false, null, 3, 2);
+        assertThat(q.paused("STOP")).isEqualTo(new QueueRecord("q", true, "STOP", 3, 2));
+        assertThat(q.paused(null)).isEqualTo(new QueueRecord("q", true, null, 3, 2));
+        assertThat(q.paused("STOP").resumed()).isEqualTo(q);
+        assertThat(q.withConcurrency(0)).isEqualTo(new QueueRecord("q", false, null, 0, 2));
+        assertThat(q.withSkippedLower(5)).isEqualTo(new QueueRecord("q", false, null, 3, 5));
+        assertThatThrownBy(() -> q.withConcurrency(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> q.withSkippedLower(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -88,6 +88,12 @@ public final class Rows {
         else ps.setLong(i, v);
     }
 
+    /** Binds an int, or SQL null. */
+    public static void setInteger(PreparedStatement ps, int i, @Nullable Integer v) throws SQLException {
+        if (v == null) ps.setNull(i, Types.INTEGER);
+        else ps.setInt(i, v);
+    }
+
     /** Binds a string, or SQL null. */
     public static void setString(PreparedStatement ps, int i, @Nullable String v) throws SQLException {
         if (v == null) ps.setNull(i, Types.VARCHAR);

@@ -31,9 +31,13 @@ public final class Sql {
     public final String taskById;
     /** Selects a task's version and the history entry of a command key, if any. */
     public final String checkChange;
-    /** Updates a task by (id, version) to a snapshot that holds a lease; a lease kept with its token keeps its stored owner and expiry. */
+    /**
+     * Updates a task by (id, version) to a snapshot that holds a lease; a lease kept with its token
+     * keeps its stored owner and expiry. The priority and sequence are written when bound, kept
+     * when bound as null (a change that does not reorder).
+     */
     public final String updateLeased;
-    /** Updates a task by (id, version) to a snapshot without a lease. */
+    /** Updates a task by (id, version) to a snapshot without a lease; priority and sequence as {@link #updateLeased}. */
     public final String updateFree;
     /** Selects whether a task exists. */
     public final String taskExists;
@@ -90,8 +94,9 @@ public final class Sql {
     /**
      * PostgreSQL: claims locked tasks and writes their history in one statement, drawing a fencing
      * token for each; returns (id, lease_token) of each task updated. Parameters: arrays of ids,
-     * versions, from states, to states, events and encoded attributes (a null element keeps the
-     * stored ones); then owner, lease expiry, now, and the history's source, actor, reason and time.
+     * versions, from states, to states, events, encoded attributes (a null element keeps the stored
+     * ones) and claim times (as text); then owner, lease expiry, and the history's source, actor and
+     * reason.
      */
     public final String claimTasks;
     /**
@@ -101,14 +106,15 @@ public final class Sql {
      */
     public final String updateEach;
     /** The number of array parameters of {@link #updateEach}. */
-    public static final int UPDATE_EACH_ARRAYS = 26;
+    public static final int UPDATE_EACH_ARRAYS = 28;
     // id, expected, version, state, queue, attempts, retries, lease owner, token, expiry, not before,
     // error code, message, retryable, step, attributes, payload, updated at; then the history entry's
-    // version, from, to, event, source, actor, reason, at. Times travel as text with their offset.
+    // version, from, to, event, source, actor, reason, at; then the priority and sequence, null where
+    // the change keeps the stored ones. Times travel as text with their offset.
     private static final String UPDATE_EACH_TYPES = "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::int[],"
             + " ?::int[], ?::text[], ?::bigint[], ?::text[]::timestamptz[], ?::text[]::timestamptz[], ?::text[], ?::text[],"
             + " ?::boolean[], ?::text[], ?::text[], ?::text[], ?::text[]::timestamptz[], ?::bigint[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]::timestamptz[]";
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]::timestamptz[], ?::int[], ?::bigint[]";
 
     /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
     private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
@@ -137,7 +143,8 @@ public final class Sql {
                 + " where t.id = ?";
         String set = "update " + tasks + " set state = ?, queue = ?, attempts = ?, retries = ?, ";
         String rest = ", not_before = ?, last_error_code = ?, last_error_message = ?, last_error_retryable = ?,"
-                + " last_error_step = ?, attributes = ?, payload = ?, updated_at = ?, version = ? where id = ? and version = ?";
+                + " last_error_step = ?, attributes = ?, payload = ?, updated_at = ?, version = ?,"
+                + " priority = coalesce(?, priority), sequence = coalesce(?, sequence) where id = ? and version = ?";
         updateLeased = set + "lease_owner = case when lease_token = ? then lease_owner else ? end,"
                 + " lease_expires_at = case when lease_token = ? then lease_expires_at else ? end,"
                 + " lease_token = ?" + rest;
@@ -181,20 +188,20 @@ public final class Sql {
         deleteHistory = "delete from " + history + " where task_id = ?";
         notify = "select pg_notify(?, ?)";
         // Fencing tokens are drawn in claim order (the arrays' order): a volatile output is computed after the sort.
-        claimTasks = "with v (id, version, from_state, state, event, attributes, ord, token) as (select x.*,"
+        claimTasks = "with v (id, version, from_state, state, event, attributes, at, ord, token) as (select x.*,"
                 + " nextval('" + prefix + "fencing_seq') from unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[],"
-                + " ?::text[]) with ordinality as x order by x.ordinality),"
+                + " ?::text[], ?::text[]::timestamptz[]) with ordinality as x order by x.ordinality),"
                 + " u as (update " + tasks + " t set state = v.state, attributes = coalesce(v.attributes, t.attributes),"
                 + " lease_owner = ?, lease_token = v.token, lease_expires_at = ?,"
-                + " attempts = t.attempts + 1, not_before = null, updated_at = ?, version = t.version + 1,"
+                + " attempts = t.attempts + 1, not_before = null, updated_at = v.at, version = t.version + 1,"
                 + " cancel_requested = false from v where t.id = v.id and t.version = v.version returning t.id, t.lease_token),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.version + 1, v.from_state,"
-                + " v.state, v.event, ?, ?, ?, ?, null from v join u on u.id = v.id)"
+                + " v.state, v.event, ?, ?, ?, v.at, null from v join u on u.id = v.id)"
                 + " select id, lease_token from u";
         // A lease kept with its fencing token keeps its stored owner and expiry: only renew moves them.
         updateEach = "with v (id, expected, version, state, queue, attempts, retries, lease_owner, lease_token,"
                 + " lease_expires_at, not_before, error_code, error_message, error_retryable, error_step, attributes,"
-                + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at) as ("
+                + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at, priority, sequence) as ("
                 + " select * from unnest(" + UPDATE_EACH_TYPES + ")),"
                 + " u as (update " + tasks + " t set state = v.state, queue = v.queue, attempts = v.attempts, retries = v.retries,"
                 + " lease_owner = case when v.lease_token is null then null when t.lease_token = v.lease_token"
@@ -204,7 +211,8 @@ public final class Sql {
                 + " lease_token = v.lease_token, not_before = v.not_before, last_error_code = v.error_code,"
                 + " last_error_message = v.error_message, last_error_retryable = v.error_retryable,"
                 + " last_error_step = v.error_step, attributes = v.attributes, payload = v.payload, updated_at = v.updated_at,"
-                + " version = v.version from v where t.id = v.id and t.version = v.expected returning t.id),"
+                + " version = v.version, priority = coalesce(v.priority, t.priority), sequence = coalesce(v.sequence, t.sequence)"
+                + " from v where t.id = v.id and t.version = v.expected returning t.id),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.h_version, v.from_state,"
                 + " v.to_state, v.event, v.source, v.actor, v.reason, v.at, null from v join u on u.id = v.id)"
                 + " select id from u";

@@ -1,7 +1,18 @@
 /**
- * Implementation details of the JDBC store: SQL text, row mapping, the attribute encoding, error
- * translation and the PostgreSQL listener. Not API: anything here may change without notice,
+ * Implementation details of the JDBC store. Not API: anything here may change without notice,
  * and no public signature outside this package mentions its types.
+ *
+ * <p>{@code JdbcStore} is a façade over parts with one duty each, sharing one {@link
+ * dev.statekit.jdbc.internal.JdbcContext}: {@link dev.statekit.jdbc.internal.TaskInserts},
+ * {@link dev.statekit.jdbc.internal.TaskReads}, {@link dev.statekit.jdbc.internal.TaskWrites},
+ * {@link dev.statekit.jdbc.internal.TaskMetadata}, {@link dev.statekit.jdbc.internal.Claims} with
+ * {@link dev.statekit.jdbc.internal.ClaimCandidates}, {@link dev.statekit.jdbc.internal.QueueTable}
+ * and {@link dev.statekit.jdbc.internal.Retention}. What differs by database sits behind
+ * {@link dev.statekit.jdbc.internal.DialectOps} ({@link dev.statekit.jdbc.internal.PostgresOps},
+ * {@link dev.statekit.jdbc.internal.H2Ops}), over the writes both share
+ * ({@link dev.statekit.jdbc.internal.RowWrites}). Below them: {@link dev.statekit.jdbc.internal.Jdbc}
+ * (connections, transactions, statements), the SQL text ({@link dev.statekit.jdbc.internal.Sql}),
+ * row mapping, the attribute encoding, error translation, the schema and the PostgreSQL listener.
  */
 @NullMarked
 package dev.statekit.jdbc.internal;

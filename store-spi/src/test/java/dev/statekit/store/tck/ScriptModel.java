@@ -244,6 +244,7 @@ final class ScriptModel {
                 state = e.to();
             }
             assertThat(state).isEqualTo(k.state);
+            StoreContract.assertTimesNeverGoBack(history);
         }
     }
 }

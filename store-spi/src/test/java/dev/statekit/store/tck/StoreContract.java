@@ -226,7 +226,10 @@ public abstract class StoreContract {
         return java.util.Objects.requireNonNull(l);
     }
 
-    /** Asserts that the history of {@code id} is an unbroken chain ending at the stored version, and returns it. */
+    /**
+     * Asserts that the history of {@code id} is an unbroken chain ending at the stored version, whose
+     * times never go backwards, and returns it.
+     */
     protected List<HistoryEntry> assertUnbrokenChain(long id, String initialState) {
         TaskRecord t = get(id);
         List<HistoryEntry> history = store.history(id);
@@ -240,7 +243,21 @@ public abstract class StoreContract {
             state = e.to();
         }
         assertThat(t.state()).isEqualTo(state);
+        assertTimesNeverGoBack(history);
         return history;
+    }
+
+    /** Asserts that every entry of one task's history is at or after the one before it. */
+    public static void assertTimesNeverGoBack(List<HistoryEntry> history) {
+        for (int i = 1; i < history.size(); i++) {
+            HistoryEntry e = history.get(i);
+            assertThat(e.at()).as("time of entry %s of task %s", e.version(), e.taskId()).isAfterOrEqualTo(history.get(i - 1).at());
+        }
+    }
+
+    /** The change {@code change} makes, as a change that also writes {@code next}'s priority and sequence. */
+    protected static Change reordering(Change change) {
+        return new Change(change.expectedVersion(), change.next(), change.entry(), true);
     }
 
     /** A payload of {@code length} characters, not all of them ASCII. */
@@ -693,6 +710,62 @@ public abstract class StoreContract {
         }
 
         @Test
+        public void aReorderingChangeWritesPriorityAndSequenceWithTheState() {
+            TaskRecord a = create();
+            TaskRecord b = create();
+            TaskRecord c = create(spec().priority(2));
+            long front = store.nextSequence(true);
+            Change toFront = reordering(change(b, x -> x.attributes(Attributes.of("moved", "front")).sequence(front), null));
+            TaskRecord moved = applied(toFront);
+            assertThat(moved).isEqualTo(toFront.next());
+            assertThat(moved.sequence()).isEqualTo(front);
+            assertThat(moved.version()).isEqualTo(1);
+            assertThat(store.history(b.id())).containsExactly(toFront.entry());
+            // the claim order follows at once: c by its priority, then b ahead of a
+            assertThat(ids(claim(3))).containsExactly(c.id(), b.id(), a.id());
+
+            TaskRecord d = create();
+            Change away = reordering(change(d, x -> x.state(WAITING).priority(-7).sequence(front - 1000), "k-d"));
+            TaskRecord waiting = applied(away);
+            assertThat(waiting.state()).isEqualTo(WAITING);
+            assertThat(waiting.priority()).isEqualTo(-7);
+            assertThat(waiting.sequence()).isEqualTo(front - 1000);
+            // a normal change naming another place keeps the stored one
+            TaskRecord kept = applied(change(waiting, x -> x.state(READY).priority(9).sequence(1), null));
+            assertThat(kept.priority()).isEqualTo(-7);
+            assertThat(kept.sequence()).isEqualTo(front - 1000);
+        }
+
+        @Test
+        public void reorderingChangesInBatchesWriteTheirPlaceAndTheOthersKeepTheirs() {
+            List<TaskRecord> t = new ArrayList<>();
+            for (int i = 0; i < 6; i++) t.add(create(spec().priority(1)));
+            long front = store.nextSequence(true);
+            long back = store.nextSequence(false);
+            // in each batch the first change reorders and the second names the same place without reordering
+            List<List<Change>> batches = new ArrayList<>();
+            for (int i = 0; i < 6; i += 2) {
+                int priority = 4 + i;
+                long sequence = i == 2 ? back : front - i;
+                String key = i == 4 ? "k" : null;
+                batches.add(List.of(
+                        reordering(change(t.get(i), x -> x.state(WAITING).priority(priority).sequence(sequence), key)),
+                        change(t.get(i + 1), x -> x.state(WAITING).priority(priority).sequence(sequence), key)));
+            }
+            assertThat(store.applyAll(batches.get(0))).isEqualTo(ApplyResult.APPLIED);
+            assertThat(store.applyEach(batches.get(1))).as("without command keys").containsExactly(ApplyResult.APPLIED, ApplyResult.APPLIED);
+            assertThat(store.applyEach(batches.get(2))).as("with command keys").containsExactly(ApplyResult.APPLIED, ApplyResult.APPLIED);
+            for (int i = 0; i < 6; i += 2) {
+                Change reordered = batches.get(i / 2).get(0);
+                assertThat(get(t.get(i).id())).as("task %s, reordered", i).isEqualTo(reordered.next());
+                TaskRecord kept = get(t.get(i + 1).id());
+                assertThat(kept.state()).isEqualTo(WAITING);
+                assertThat(kept.priority()).as("priority of task %s", i + 1).isEqualTo(t.get(i + 1).priority());
+                assertThat(kept.sequence()).as("sequence of task %s", i + 1).isEqualTo(t.get(i + 1).sequence());
+            }
+        }
+
+        @Test
         public void aRenewedLeaseExpirySurvivesAnApplyThatKeepsTheLease() {
             TaskRecord t = create();
             TaskRecord claimed = claimOne(t.id(), OWNER, LEASE);
@@ -976,6 +1049,45 @@ public abstract class StoreContract {
             assertThat(ids(claim(5))).as("0 means no limit").containsExactly(ours.get(3), ours.get(4));
             assertThat(store.leased(QUEUE)).isEqualTo(5);
             assertThat(store.leased("elsewhere")).isZero();
+        }
+
+        @Test
+        public void anExpiredLeaseOnALimitedQueueIsRecoveredBeforeAnythingElseOfTheQueueIsClaimed() {
+            store.setConcurrency(QUEUE, 1);
+            TaskRecord held = create();
+            TaskRecord next = create();
+            TaskRecord claimed = claimOne(held.id(), OWNER, Duration.ofSeconds(1));
+            Instant later = T0.plus(HOUR);
+            assertThat(ids(store.expiredLeases(later, 10))).containsExactly(held.id());
+            assertThat(tasksOf(store.claim(claimOf("worker-2", later, LEASE, 5, 0)))).as("the expired lease still counts").isEmpty();
+            assertThat(store.leased(QUEUE)).isEqualTo(1);
+            assertThat(get(next.id())).isEqualTo(next);
+            applied(release(claimed, DONE));
+            assertThat(ids(tasksOf(store.claim(claimOf("worker-2", later, LEASE, 5, 0))))).containsExactly(next.id());
+        }
+
+        @Test
+        public void aClaimIsNeverStampedBeforeTheTasksLastChange() {
+            TaskRecord late = create();
+            TaskRecord plain = create();
+            Instant changedAt = T0.plus(HOUR);
+            TaskRecord touched = late.toBuilder().attributes(Attributes.of("touched", "yes")).updatedAt(changedAt).version(1).build();
+            applied(new Change(0, touched, new HistoryEntry(late.id(), 1, READY, READY, "TOUCH", TriggerSource.USER, "ayşe",
+                    null, changedAt, null)));
+            // a claimer whose clock was read before the change reached the store
+            Instant now = T0.plusSeconds(30);
+            List<Claimed> claimed = store.claim(claimOf(OWNER, now, LEASE, 5, 0));
+            assertThat(ids(tasksOf(claimed))).containsExactly(late.id(), plain.id());
+            TaskRecord c = claimed.get(0).task();
+            assertThat(c.updatedAt()).isEqualTo(changedAt);
+            assertThat(claimed.get(0).entry().at()).isEqualTo(changedAt);
+            assertThat(leaseOf(c).expiresAt()).as("the lease runs from the claim's time").isEqualTo(now.plus(LEASE));
+            assertThat(get(late.id())).isEqualTo(c);
+            assertThat(assertUnbrokenChain(late.id(), READY)).extracting(HistoryEntry::at).containsExactly(changedAt, changedAt);
+            TaskRecord p = claimed.get(1).task();
+            assertThat(p.updatedAt()).as("a task changed before the claim's time is stamped with it").isEqualTo(now);
+            assertThat(store.history(plain.id())).singleElement().satisfies(e -> assertThat(e.at()).isEqualTo(now));
+            assertThat(get(plain.id())).isEqualTo(p);
         }
 
         @Test

@@ -1,0 +1,146 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.TaskRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * H2, the embedded database of one process: batches are JDBC batches plus one history insert;
+ * claim candidates are locked by id after they are read (H2's {@code FOR UPDATE} with a limit
+ * would lock every row the condition matches); nothing notifies, runtimes poll. Immutable and
+ * thread-safe.
+ */
+public final class H2Ops implements DialectOps {
+    private final Sql sql;
+    private final RowWrites rows;
+
+    /** Creates the operations of one store's tables. */
+    public H2Ops(Sql sql, RowWrites rows) {
+        this.sql = sql;
+        this.rows = rows;
+    }
+
+    /** Nothing: one process's runtimes wake each other in memory. */
+    @Override
+    public void notifyWaiters(Connection c) {
+    }
+
+    /** Nothing calls {@code wake}: runtimes poll. */
+    @Override
+    public AutoCloseable watch(Runnable wake) {
+        return () -> { };
+    }
+
+    /** The updates go as two JDBC batches (free and leased snapshots), the history entries of the applied ones as one insert. */
+    @Override
+    public Set<Long> writeEach(Connection c, List<Change> sorted) throws SQLException {
+        Set<Long> updated = new HashSet<>();
+        for (boolean leased : new boolean[] {false, true}) {
+            List<Change> group = new ArrayList<>();
+            for (Change change : sorted) if ((change.next().lease() != null) == leased) group.add(change);
+            if (group.isEmpty()) continue;
+            try (PreparedStatement ps = c.prepareStatement(rows.updateOf(group.get(0)))) {
+                for (Change change : group) {
+                    RowWrites.bindUpdate(ps, change);
+                    ps.addBatch();
+                }
+                int[] counts = ps.executeBatch();
+                for (int i = 0; i < counts.length; i++) {
+                    long id = group.get(i).next().id();
+                    if (counts[i] > 1) throw new IllegalStateException(counts[i] + " rows updated for task " + id);
+                    if (counts[i] == Statement.SUCCESS_NO_INFO) throw new SQLException("the driver did not count the rows updated");
+                    if (counts[i] == 1) updated.add(id);
+                }
+            }
+        }
+        List<HistoryEntry> entries = new ArrayList<>();
+        for (Change change : sorted) if (updated.contains(change.next().id())) entries.add(change.entry());
+        rows.insertHistory(c, entries);
+        return updated;
+    }
+
+    /** The picked rows are locked: a batch of updates with tokens drawn first, then one history insert. */
+    @Override
+    public List<Claimed> claim(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
+            throws SQLException {
+        List<Claimed> claimed = new ArrayList<>(picks.size());
+        List<HistoryEntry> entries = new ArrayList<>(picks.size());
+        long[] tokens = rows.tokens(c, picks.size());
+        try (PreparedStatement update = c.prepareStatement(sql.claimTask)) {
+            for (int p = 0; p < picks.size(); p++) {
+                TaskRecord t = picks.get(p);
+                ClaimRule rule = RowWrites.ruleOf(request, t);
+                // the start row's effect runs here, while the row is locked
+                TaskRecord next = rule.claim(t, new Lease(request.owner(), tokens[p], expires), now);
+                update.setString(1, rule.to());
+                update.setString(2, AttributeCodec.encode(next.attributes()));
+                update.setString(3, request.owner());
+                update.setLong(4, tokens[p]);
+                Rows.setInstant(update, 5, expires);
+                Rows.setInstant(update, 6, next.updatedAt());
+                update.setLong(7, t.id());
+                update.setLong(8, t.version());
+                update.addBatch();
+                HistoryEntry entry = rule.entry(t, request.owner(), now);
+                claimed.add(new Claimed(next, entry));
+                entries.add(entry);
+            }
+            int[] counts = update.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] != 1 && counts[i] != Statement.SUCCESS_NO_INFO) {
+                    throw new IllegalStateException(counts[i] + " rows updated claiming locked task " + picks.get(i).id());
+                }
+            }
+        }
+        rows.insertHistory(c, entries);
+        return claimed;
+    }
+
+    /**
+     * Locks the rows read by id, skipping those another transaction holds and those no longer
+     * runnable, and returns them as they are now, in the order read.
+     */
+    @Override
+    public List<TaskRecord> lockCandidates(Connection c, ClaimRequest request, List<String> states, List<TaskRecord> read,
+                                           Jdbc.RowReader<@Nullable TaskRecord> reader) throws SQLException {
+        if (read.isEmpty()) return read;
+        Map<Long, TaskRecord> locked = new HashMap<>();
+        List<@Nullable TaskRecord> rowsRead = Jdbc.query(c, sql.lockRunnable(states.size(), read.size()), ps -> {
+            int i = 1;
+            for (TaskRecord t : read) ps.setLong(i++, t.id());
+            ps.setString(i++, request.machine());
+            ps.setString(i++, request.queue());
+            for (String s : states) ps.setString(i++, s);
+            Rows.setInstant(ps, i, request.now());
+        }, reader);
+        for (TaskRecord t : rowsRead) if (t != null) locked.put(t.id(), t);
+        List<TaskRecord> result = new ArrayList<>(locked.size());
+        for (TaskRecord t : read) {
+            TaskRecord now = locked.get(t.id());
+            if (now != null) result.add(now);
+        }
+        return result;
+    }
+
+    /** H2 seeks a descending index column on an inclusive bound only: {@link Sql#runnable} reads "priority &lt;= ?". */
+    @Override
+    public int priorityBelow(int priority) {
+        return priority - 1;
+    }
+}

@@ -1,0 +1,221 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TaskRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.TreeSet;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JDBC plumbing of the store, written once: borrowing a connection, read-only and
+ * transactional work with commit and rollback, translating {@link SQLException}s, and the
+ * prepared-statement boilerplate ({@link #query}, {@link #queryOne}, {@link #update}).
+ *
+ * <p>Every statement is prepared; values are bound by a {@link Binder}, rows read by a
+ * {@link RowReader}. Thread-safe: it holds only the data source.
+ */
+public final class Jdbc {
+    /** Every part of the store logs under the store's name, so that one logger setting covers them all. */
+    public static final Logger LOG = LoggerFactory.getLogger("dev.statekit.jdbc.JdbcStore");
+
+    /** Work on one connection. */
+    @FunctionalInterface
+    public interface Work<T> {
+        /** Runs the work. */
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Binds the parameters of a prepared statement. */
+    @FunctionalInterface
+    public interface Binder {
+        /** Binds {@code ps}'s parameters. */
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    /** Reads the current row of a result. */
+    @FunctionalInterface
+    public interface RowReader<T extends @Nullable Object> {
+        /** Returns the value of the current row. */
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** Binds nothing. */
+    public static final Binder NO_PARAMETERS = ps -> { };
+
+    private final DataSource dataSource;
+
+    /** Creates the plumbing over {@code dataSource}. */
+    public Jdbc(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** Returns the data source. */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * Borrows a connection.
+     *
+     * @throws StatekitException {@link ErrorCode#STORE_UNAVAILABLE} when none can be had, except for
+     *                           refused credentials or a missing database ({@link ErrorCode#STORE_FAILURE})
+     */
+    public Connection connect(String doing, @Nullable Long taskId) {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            String state = e.getSQLState();
+            // No connection is a reason to retry, except refused credentials or a missing database.
+            if (state != null && (state.startsWith("28") || state.startsWith("3D"))) throw SqlErrors.translate(e, doing, taskId);
+            throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "store unavailable while " + doing
+                    + (taskId != null ? " (task " + taskId + ")" : "") + ": no connection: " + e.getMessage(), taskId, e);
+        }
+    }
+
+    /** Runs read-only work on a connection as the pool hands it out. */
+    public <T> T read(String doing, @Nullable Long taskId, Work<T> work) {
+        Connection c = connect(doing, taskId);
+        try {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, doing, taskId);
+        } finally {
+            close(c);
+        }
+    }
+
+    /** Runs work in one transaction: committed when it returns, rolled back when it throws. */
+    public <T> T transaction(String doing, @Nullable Long taskId, Work<T> work) {
+        Connection c = connect(doing, taskId);
+        try {
+            boolean autoCommit = c.getAutoCommit();
+            if (autoCommit) c.setAutoCommit(false);
+            T result;
+            try {
+                result = work.run(c);
+                c.commit();
+            } catch (SQLException | RuntimeException | Error e) {
+                try {
+                    c.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            } finally {
+                if (autoCommit) restoreAutoCommit(c);
+            }
+            return result;
+        } catch (SQLException e) {
+            throw SqlErrors.translate(e, doing, taskId);
+        } finally {
+            close(c);
+        }
+    }
+
+    // After the commit or the rollback: a failure here must neither hide the outcome nor the original failure.
+    private static void restoreAutoCommit(Connection c) {
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            LOG.debug("restoring auto-commit on a connection failed", e);
+        }
+    }
+
+    /** Gives a connection back, logging (at DEBUG) a failure to do so. */
+    public static void close(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.debug("closing a connection failed", e);
+        }
+    }
+
+    // --- statements ---------------------------------------------------------------------------
+
+    /** Runs a query and returns the value of every row, in order. */
+    public static <T extends @Nullable Object> List<T> query(Connection c, String sql, Binder binder, RowReader<T> reader) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<T> rows = new ArrayList<>();
+                while (rs.next()) rows.add(reader.read(rs));
+                return rows;
+            }
+        }
+    }
+
+    /** Runs a query and returns the value of its first row, or null when it returns none. */
+    public static <T> @Nullable T queryOne(Connection c, String sql, Binder binder, RowReader<T> reader) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? reader.read(rs) : null;
+            }
+        }
+    }
+
+    /**
+     * Runs a query that returns one number in one row.
+     *
+     * @throws SQLException if it returns no row
+     */
+    public static long queryLong(Connection c, String sql, Binder binder) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) throw new SQLException("no row returned");
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Runs an insert, update or delete and returns its update count. */
+    public static int update(Connection c, String sql, Binder binder) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Runs a query of task rows and returns the tasks, skipping (and logging at WARN) rows that cannot be read. */
+    public static List<TaskRecord> tasks(Connection c, String sql, Binder binder) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            binder.bind(ps);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<TaskRecord> tasks = new ArrayList<>();
+                while (rs.next()) {
+                    TaskRecord t = readTaskOrNull(rs);
+                    if (t != null) tasks.add(t);
+                }
+                return tasks;
+            }
+        }
+    }
+
+    /** Reads the task of the current row, or returns null after logging at WARN a row that cannot be read. */
+    public static @Nullable TaskRecord readTaskOrNull(ResultSet rs) throws SQLException {
+        try {
+            return Rows.task(rs);
+        } catch (StatekitException e) {
+            LOG.warn("skipping task {}: {}", e.taskId(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** Binds {@code states} in their sorted order from parameter {@code first} on; returns the next index. */
+    public static int bindStates(PreparedStatement ps, int first, Collection<String> states) throws SQLException {
+        int i = first;
+        for (String s : new TreeSet<>(states)) ps.setString(i++, s);
+        return i;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.jdbc.Dialect;
+import javax.sql.DataSource;
+
+/**
+ * What every part of one store shares: the JDBC plumbing, the SQL text, the writes below the
+ * dialects, the dialect's own operations and the payload limit. Immutable and thread-safe.
+ *
+ * @param jdbc            connections, transactions and statements
+ * @param sql             the SQL text of the store's tables
+ * @param rows            the writes both dialects share
+ * @param ops             what differs by database
+ * @param maxPayloadChars the largest payload accepted, in characters
+ */
+public record JdbcContext(Jdbc jdbc, Sql sql, RowWrites rows, DialectOps ops, int maxPayloadChars) {
+
+    /** Returns the context of a store on {@code dataSource}; {@code prefix} must have been validated. */
+    public static JdbcContext of(DataSource dataSource, Dialect dialect, String prefix, int maxPayloadChars) {
+        Jdbc jdbc = new Jdbc(dataSource);
+        Sql sql = new Sql(dialect, prefix);
+        RowWrites rows = new RowWrites(sql);
+        DialectOps ops = dialect == Dialect.POSTGRESQL ? new PostgresOps(jdbc, sql) : new H2Ops(sql, rows);
+        return new JdbcContext(jdbc, sql, rows, ops, maxPayloadChars);
+    }
+}

@@ -1,0 +1,187 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * PostgreSQL: batches travel as arrays, so that a batch of changes or a claim is one statement
+ * ({@link Sql#updateEach}, {@link Sql#claimTasks}); claim candidates are not locked (the queue row
+ * the claim holds keeps other claimers out, and the claim's update takes a task only at the
+ * version read); wake-ups go through LISTEN/NOTIFY. Immutable and thread-safe.
+ */
+public final class PostgresOps implements DialectOps {
+
+    /** One array parameter of {@link Sql#updateEach}: its element type and the value of each change. */
+    private record Column(String type, Function<Change, @Nullable Object> value) {}
+
+    // The arrays of Sql.updateEach, in its order. Times travel as text.
+    private static final List<Column> EACH_COLUMNS = List.of(
+            new Column("int8", ch -> ch.next().id()),
+            new Column("int8", Change::expectedVersion),
+            new Column("int8", ch -> ch.next().version()),
+            new Column("text", ch -> ch.next().state()),
+            new Column("text", ch -> ch.next().queue()),
+            new Column("int4", ch -> ch.next().attempts()),
+            new Column("int4", ch -> ch.next().retries()),
+            new Column("text", ch -> lease(ch, Lease::owner)),
+            new Column("int8", ch -> lease(ch, Lease::fencingToken)),
+            new Column("text", ch -> lease(ch, l -> Rows.pgTimestamp(l.expiresAt()))),
+            new Column("text", ch -> Rows.pgTimestamp(ch.next().notBefore())),
+            new Column("text", ch -> error(ch, TaskError::code)),
+            new Column("text", ch -> error(ch, TaskError::message)),
+            new Column("bool", ch -> error(ch, TaskError::retryable)),
+            new Column("text", ch -> error(ch, TaskError::step)),
+            new Column("text", ch -> AttributeCodec.encode(ch.next().attributes())),
+            new Column("text", ch -> ch.next().payload()),
+            new Column("text", ch -> Rows.pgTimestamp(ch.next().updatedAt())),
+            new Column("int8", ch -> ch.entry().version()),
+            new Column("text", ch -> ch.entry().from()),
+            new Column("text", ch -> ch.entry().to()),
+            new Column("text", ch -> ch.entry().event()),
+            new Column("text", ch -> ch.entry().source().name()),
+            new Column("text", ch -> ch.entry().actor()),
+            new Column("text", ch -> ch.entry().reason()),
+            new Column("text", ch -> Rows.pgTimestamp(ch.entry().at())),
+            new Column("int4", ch -> ch.reorders() ? ch.next().priority() : null),    // null keeps the stored place
+            new Column("int8", ch -> ch.reorders() ? ch.next().sequence() : null));
+
+    private final Jdbc jdbc;
+    private final Sql sql;
+
+    /** Creates the operations of one store's tables. */
+    public PostgresOps(Jdbc jdbc, Sql sql) {
+        if (EACH_COLUMNS.size() != Sql.UPDATE_EACH_ARRAYS) throw new IllegalStateException("updateEach takes " + Sql.UPDATE_EACH_ARRAYS + " arrays");
+        this.jdbc = jdbc;
+        this.sql = sql;
+    }
+
+    private static <T> @Nullable T lease(Change change, Function<Lease, T> part) {
+        Lease lease = change.next().lease();
+        return lease == null ? null : part.apply(lease);
+    }
+
+    private static <T> @Nullable T error(Change change, Function<TaskError, T> part) {
+        TaskError error = change.next().lastError();
+        return error == null ? null : part.apply(error);
+    }
+
+    @Override
+    public void notifyWaiters(Connection c) throws SQLException {
+        Jdbc.queryOne(c, sql.notify, ps -> {
+            ps.setString(1, sql.channel);
+            ps.setString(2, "");
+        }, rs -> Boolean.TRUE);
+    }
+
+    @Override
+    public AutoCloseable watch(Runnable wake) {
+        return new PgListener(jdbc.dataSource(), sql.channel, wake);
+    }
+
+    /** One statement: each row still at its expected version takes its change and its history entry. */
+    @Override
+    public Set<Long> writeEach(Connection c, List<Change> sorted) throws SQLException {
+        Set<Long> updated = new HashSet<>(2 * sorted.size());
+        try (PreparedStatement ps = c.prepareStatement(sql.updateEach)) {
+            for (int i = 0; i < EACH_COLUMNS.size(); i++) ps.setArray(i + 1, array(c, EACH_COLUMNS.get(i), sorted));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) updated.add(rs.getLong(1));
+            }
+        }
+        return updated;
+    }
+
+    private static Array array(Connection c, Column column, List<Change> changes) throws SQLException {
+        Object[] values = switch (column.type()) {
+            case "int8" -> new Long[changes.size()];
+            case "int4" -> new Integer[changes.size()];
+            case "bool" -> new Boolean[changes.size()];
+            default -> new String[changes.size()];
+        };
+        for (int i = 0; i < values.length; i++) values[i] = column.value().apply(changes.get(i));
+        return c.createArrayOf(column.type(), values);
+    }
+
+    /**
+     * One statement claims the picked tasks still at the version read, draws their fencing tokens
+     * in claim order and writes their history. Each claim rule's effect runs here, before the
+     * statement, while the queue row keeps other claimers out.
+     */
+    @Override
+    public List<Claimed> claim(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
+            throws SQLException {
+        int n = picks.size();
+        Attributes[] attributes = new Attributes[n];
+        Object[][] arrays = {new Long[n], new Long[n], new String[n], new String[n], new String[n], new String[n], new String[n]};
+        for (int p = 0; p < n; p++) {
+            TaskRecord t = picks.get(p);
+            ClaimRule rule = RowWrites.ruleOf(request, t);
+            attributes[p] = rule.attributesOf(t);
+            arrays[0][p] = t.id();
+            arrays[1][p] = t.version();
+            arrays[2][p] = t.state();
+            arrays[3][p] = rule.to();
+            arrays[4][p] = rule.event();
+            arrays[5][p] = rule.effect() == null ? null : AttributeCodec.encode(attributes[p]);   // null keeps the stored text
+            arrays[6][p] = Rows.pgTimestamp(ClaimRule.claimTime(t, now));
+        }
+        String[] types = {"int8", "int8", "text", "text", "text", "text", "text"};
+        Map<Long, Long> tokens = new HashMap<>(2 * n);
+        try (PreparedStatement ps = c.prepareStatement(sql.claimTasks)) {
+            for (int i = 0; i < arrays.length; i++) ps.setArray(i + 1, c.createArrayOf(types[i], arrays[i]));
+            ps.setString(8, request.owner());
+            Rows.setInstant(ps, 9, expires);
+            ps.setString(10, TriggerSource.SYSTEM.name());
+            ps.setString(11, request.owner());
+            ps.setString(12, ClaimRule.CLAIM_REASON);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) tokens.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        List<Claimed> claimed = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            TaskRecord t = picks.get(p);
+            Long token = tokens.get(t.id());
+            if (token == null) continue;      // changed since it was read: not claimed
+            ClaimRule rule = RowWrites.ruleOf(request, t);
+            TaskRecord next = rule.claim(t, attributes[p], new Lease(request.owner(), token, expires), now);
+            HistoryEntry entry = rule.entry(t, request.owner(), now);
+            claimed.add(new Claimed(next, entry));
+        }
+        return claimed;
+    }
+
+    /** The candidates as read: the claim's queue row and its update by version are enough. */
+    @Override
+    public List<TaskRecord> lockCandidates(Connection c, ClaimRequest request, List<String> states, List<TaskRecord> read,
+                                           Jdbc.RowReader<@Nullable TaskRecord> reader) {
+        return read;
+    }
+
+    @Override
+    public int priorityBelow(int priority) {
+        return priority;
+    }
+}

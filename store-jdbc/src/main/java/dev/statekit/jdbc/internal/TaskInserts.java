@@ -1,0 +1,174 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.store.CreateResult;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.support.StoreChecks;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Creating tasks: one at a time, or several in one transaction (tasks without an idempotency key
+ * by up to 1,000 per statement, the others one by one). A task whose key another task holds is
+ * not created again; when that task is deleted between the insert and the read, the whole
+ * creation starts again, at most five times. Immutable and thread-safe.
+ */
+public final class TaskInserts {
+    private static final int CREATE_ATTEMPTS = 5;
+    private static final int INSERT_CHUNK = 1000;
+
+    /** The id and FIFO sequence the database gave a new row. */
+    private record Inserted(long id, long sequence) {}
+
+    private final Jdbc jdbc;
+    private final Sql sql;
+    private final DialectOps ops;
+    private final int maxPayloadChars;
+
+    /** Creates the inserts of one store. */
+    public TaskInserts(JdbcContext context) {
+        this.jdbc = context.jdbc();
+        this.sql = context.sql();
+        this.ops = context.ops();
+        this.maxPayloadChars = context.maxPayloadChars();
+    }
+
+    /** Creates one task as {@link dev.statekit.store.Store#create} describes. */
+    public CreateResult create(NewTask spec) {
+        Objects.requireNonNull(spec, "spec");
+        StoreChecks.checkPayload(spec, maxPayloadChars);
+        String attributes = AttributeCodec.encode(spec.attributes());
+        for (int attempt = 1; ; attempt++) {
+            Optional<CreateResult> result = jdbc.transaction("creating a task of machine " + spec.machine(), null, c -> {
+                Optional<CreateResult> r = insert(c, spec, attributes);
+                if (r.isPresent() && r.get().created()) ops.notifyWaiters(c);
+                return r;
+            });
+            if (result.isPresent()) return result.get();
+            // The task holding the key was deleted between our insert and our read: insert again.
+            if (attempt >= CREATE_ATTEMPTS) {
+                throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "creating a task of machine " + spec.machine()
+                        + " with idempotency key " + spec.idempotencyKey() + " raced with its deletion " + attempt + " times");
+            }
+        }
+    }
+
+    /** Creates several tasks in one transaction, with one notification, as {@link dev.statekit.store.Store#createAll} describes. */
+    public List<CreateResult> createAll(List<NewTask> specs) {
+        List<NewTask> list = List.copyOf(specs);
+        if (list.isEmpty()) return List.of();
+        if (list.size() == 1) return List.of(create(list.get(0)));
+        String[] attributes = new String[list.size()];
+        for (int i = 0; i < list.size(); i++) {
+            StoreChecks.checkPayload(list.get(i), maxPayloadChars);
+            attributes[i] = AttributeCodec.encode(list.get(i).attributes());
+        }
+        for (int attempt = 1; ; attempt++) {
+            Optional<List<CreateResult>> result = jdbc.transaction("creating " + list.size() + " tasks", null,
+                    c -> insertAll(c, list, attributes));
+            if (result.isPresent()) return result.get();
+            if (attempt >= CREATE_ATTEMPTS) {
+                throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "creating " + list.size()
+                        + " tasks raced with the deletion of a task holding one of their idempotency keys " + attempt + " times");
+            }
+        }
+    }
+
+    private Optional<List<CreateResult>> insertAll(Connection c, List<NewTask> specs, String[] attributes) throws SQLException {
+        List<CreateResult> results = new ArrayList<>(specs.size());
+        boolean created = false;
+        int i = 0;
+        while (i < specs.size()) {
+            if (specs.get(i).idempotencyKey() != null) {
+                Optional<CreateResult> r = insert(c, specs.get(i), attributes[i]);
+                if (r.isEmpty()) return Optional.empty();     // its key's task was deleted meanwhile: start again
+                created |= r.get().created();
+                results.add(r.get());
+                i++;
+                continue;
+            }
+            int end = i;
+            while (end < specs.size() && end - i < INSERT_CHUNK && specs.get(end).idempotencyKey() == null) end++;
+            insertRows(c, specs.subList(i, end), attributes, i, results);
+            created = true;
+            i = end;
+        }
+        if (created) ops.notifyWaiters(c);
+        return Optional.of(results);
+    }
+
+    /** Inserts tasks without idempotency keys with one statement; ids and sequences follow the order given. */
+    private void insertRows(Connection c, List<NewTask> specs, String[] attributes, int offset, List<CreateResult> results)
+            throws SQLException {
+        List<Inserted> keys = Jdbc.query(c, sql.insertTasks(specs.size()), ps -> {
+            int p = 1;
+            for (int i = 0; i < specs.size(); i++) p = bindInsert(ps, p, specs.get(i), attributes[offset + i], null);
+        }, rs -> new Inserted(rs.getLong(1), rs.getLong(2)));
+        if (keys.size() != specs.size()) throw new IllegalStateException(keys.size() + " rows inserted for " + specs.size() + " tasks");
+        // Rows are numbered in the order of the values: ids and sequences both ascend along the list.
+        List<Inserted> sorted = new ArrayList<>(keys);
+        sorted.sort(Comparator.comparingLong(Inserted::id));
+        for (int i = 0; i < specs.size(); i++) {
+            results.add(new CreateResult(firstRecord(specs.get(i), sorted.get(i)), true));
+        }
+        Jdbc.LOG.debug("created {} tasks", specs.size());
+    }
+
+    /** Binds the twelve parameters of one row of {@link Sql#insertTask} from {@code p} on; returns the next index. */
+    private static int bindInsert(PreparedStatement ps, int p, NewTask spec, String attributes, @org.jspecify.annotations.Nullable String key)
+            throws SQLException {
+        ps.setString(p, spec.machine());
+        ps.setInt(p + 1, spec.machineVersion());
+        ps.setString(p + 2, spec.state());
+        ps.setString(p + 3, spec.queue());
+        ps.setInt(p + 4, spec.priority());
+        Rows.setLong(ps, p + 5, spec.parentId());
+        Rows.setInstant(ps, p + 6, spec.notBefore());
+        ps.setString(p + 7, attributes);
+        Rows.setString(ps, p + 8, spec.payload());
+        Rows.setString(ps, p + 9, key);
+        Rows.setInstant(ps, p + 10, spec.createdAt());
+        Rows.setInstant(ps, p + 11, spec.createdAt());
+        return p + 12;
+    }
+
+    /** The first snapshot of a new task as the database keeps it: its times cut to the microsecond. */
+    private static TaskRecord firstRecord(NewTask spec, Inserted row) {
+        NewTask stored = new NewTask(spec.machine(), spec.machineVersion(), spec.state(), spec.queue(), spec.priority(),
+                spec.parentId(), spec.attributes(), spec.payload(), spec.idempotencyKey(), Rows.micros(spec.notBefore()),
+                Objects.requireNonNull(Rows.micros(spec.createdAt())));
+        return stored.toRecord(row.id(), row.sequence());
+    }
+
+    /** Inserts one task, or reads the task that holds its key; empty when that task was deleted meanwhile. */
+    private Optional<CreateResult> insert(Connection c, NewTask spec, String attributes) throws SQLException {
+        String key = spec.idempotencyKey();
+        Inserted row = null;
+        try {
+            // PostgreSQL returns no row when the key is taken.
+            row = Jdbc.queryOne(c, sql.insertTask, ps -> bindInsert(ps, 1, spec, attributes, key),
+                    rs -> new Inserted(rs.getLong(1), rs.getLong(2)));
+        } catch (SQLException e) {
+            // H2 waits for a concurrent creator of the same key, then reports the duplicate.
+            if (key == null || !SqlErrors.uniqueViolation(e)) throw e;
+        }
+        if (row == null) {
+            String taken = Objects.requireNonNull(key, "a task without a key was not inserted");
+            TaskRecord existing = Jdbc.queryOne(c, sql.taskByKey, ps -> {
+                ps.setString(1, spec.machine());
+                ps.setString(2, taken);
+            }, Rows::task);
+            return existing == null ? Optional.empty() : Optional.of(new CreateResult(existing, false));
+        }
+        Jdbc.LOG.debug("created task {} of machine {} on queue {}", row.id(), spec.machine(), spec.queue());
+        return Optional.of(new CreateResult(firstRecord(spec, row), true));
+    }
+}

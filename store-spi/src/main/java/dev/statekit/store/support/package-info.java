@@ -1,0 +1,13 @@
+/**
+ * Helpers for {@link dev.statekit.store.Store} implementations: the rules of the store contract
+ * that do not depend on how a store keeps its data, written once so that every store applies them
+ * the same way. {@link dev.statekit.store.support.ClaimPicker} is the order in which a claim takes
+ * runnable tasks; {@link dev.statekit.store.support.StoreChecks} holds the argument checks every
+ * store makes, with one message each.
+ *
+ * <p>Applications that only use a store need nothing from this package.
+ */
+@NullMarked
+package dev.statekit.store.support;
+
+import org.jspecify.annotations.NullMarked;
