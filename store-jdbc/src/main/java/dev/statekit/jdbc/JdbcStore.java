@@ -159,11 +159,7 @@ public final class JdbcStore implements Store {
         try {
             return dataSource.getConnection();
         } catch (SQLException e) {
-            String state = e.getSQLState();
-            // No connection is a reason to retry, except refused credentials or a missing database.
-            if (state != null && (state.startsWith("28") || state.startsWith("3D"))) throw SqlErrors.translate(e, doing, taskId);
-            throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "store unavailable while " + doing
-                    + (taskId != null ? " (task " + taskId + ")" : "") + ": no connection: " + e.getMessage(), taskId, e);
+            throw SqlErrors.noConnection(e, doing, taskId);
         }
     }
 
