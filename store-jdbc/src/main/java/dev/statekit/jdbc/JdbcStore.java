@@ -1,6 +1,7 @@
 package dev.statekit.jdbc;
 
 import dev.statekit.jdbc.internal.AttributeCodec;
+import dev.statekit.jdbc.internal.DataSourceCheck;
 import dev.statekit.jdbc.internal.PgListener;
 import dev.statekit.jdbc.internal.Rows;
 import dev.statekit.jdbc.internal.Schema;
@@ -1610,7 +1611,8 @@ public final class JdbcStore implements Store {
 
         /**
          * Builds the store. Connects once when the dialect must be detected or the schema created;
-         * logs the dialect at INFO.
+         * logs the dialect at INFO. On H2, borrows one more connection, once per data source, to warn
+         * when the data source opens the database again for every operation.
          *
          * @return the store
          * @throws IllegalArgumentException listing every invalid setting, or when the database is
@@ -1656,6 +1658,7 @@ public final class JdbcStore implements Store {
             } else {
                 log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
             }
+            DataSourceCheck.warnIfReopening(dataSource, chosen);
             return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars);
         }
     }
