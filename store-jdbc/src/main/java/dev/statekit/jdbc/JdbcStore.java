@@ -1,6 +1,7 @@
 package dev.statekit.jdbc;
 
 import dev.statekit.jdbc.internal.Claims;
+import dev.statekit.jdbc.internal.DataSourceCheck;
 import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.QueueTable;
@@ -388,7 +389,8 @@ public final class JdbcStore implements Store {
 
         /**
          * Builds the store. Connects once when the dialect must be detected or the schema created;
-         * logs the dialect at INFO.
+         * logs the dialect at INFO. On H2, borrows one more connection, once per data source, to warn
+         * when the data source opens the database again for every operation.
          *
          * @return the store
          * @throws IllegalArgumentException listing every invalid setting, or when the database is
@@ -433,6 +435,7 @@ public final class JdbcStore implements Store {
             } else {
                 log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
             }
+            DataSourceCheck.warnIfReopening(dataSource, chosen);
             return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars);
         }
     }

@@ -11,6 +11,11 @@ import dev.statekit.store.ErrorCode;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskQuery;
+import java.lang.reflect.Constructor;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,14 +24,21 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Properties;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** SQLExceptions become StatekitExceptions: retryable failures STORE_UNAVAILABLE, the rest STORE_FAILURE. */
 class ErrorTranslationTest {
@@ -147,6 +159,253 @@ class ErrorTranslationTest {
             });
             // the broken connection was discarded: the next operation works
             assertThat(store.find(id)).isPresent();
+        }
+    }
+
+    // --- the classification table of docs/store-jdbc.md ---------------------------------------
+
+    private static final String TABLE_HEADER = "| SQLState | condition | code | why |";
+    private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
+
+    /** One row of the documented table: the SQLStates it names (null for none), its condition and its code. */
+    record Row(int index, List<String> states, String condition, ErrorCode code, String text) {
+        @Override
+        public String toString() {
+            return text;
+        }
+
+        boolean connecting() {
+            return !condition.equals("in a statement");
+        }
+
+        boolean inStatements() {
+            return !condition.equals("getting a connection");
+        }
+    }
+
+    static List<Row> documentedRows() throws Exception {
+        List<String> lines = Files.readAllLines(DocExamplesTest.ROOT.resolve("docs/store-jdbc.md"));
+        int header = lines.indexOf(TABLE_HEADER);
+        assertThat(header).as("the classification table of docs/store-jdbc.md").isNotNegative();
+        List<Row> rows = new ArrayList<>();
+        for (int i = header + 2; i < lines.size() && lines.get(i).startsWith("|"); i++) {
+            String line = lines.get(i);
+            String[] cells = line.split("\\|", -1);
+            assertThat(cells).as("cells of %s", line).hasSize(6);
+            List<String> states = new ArrayList<>();
+            Matcher m = BACKTICKED.matcher(cells[1]);
+            while (m.find()) states.add(m.group(1));
+            if (states.isEmpty() || cells[1].contains("none")) states.add(null);
+            String code = cells[3].trim();
+            assertThat(code).as("code of %s", line).startsWith("`").endsWith("`");
+            rows.add(new Row(rows.size(), states, cells[2].trim(), ErrorCode.valueOf(code.substring(1, code.length() - 1)),
+                    cells[1].trim() + " | " + cells[2].trim()));
+        }
+        return rows;
+    }
+
+    /** Returns the failures a row describes: one per SQLState it names and per class its condition names. */
+    static List<SQLException> failuresOf(Row row) throws ReflectiveOperationException {
+        List<SQLException> result = new ArrayList<>();
+        String condition = row.condition();
+        for (String named : row.states()) {
+            // a class of two characters stands for every state of the class: check its generic state and another one
+            List<String> states = named != null && named.length() == 2 ? List.of(named + "000", named + "Q9Z")
+                    : Collections.singletonList(named);
+            for (String state : states) {
+                if (state != null) assertThat(state).as("a SQLState of %s", row).hasSize(5);
+                if (condition.isEmpty() || condition.equals("getting a connection") || condition.equals("in a statement")) {
+                    result.add(new SQLException("failure " + state, state));
+                } else if (condition.startsWith("message starts with ")) {
+                    result.add(new SQLException(backticked(condition).get(0) + " found for jdbc:nowhere:db", state));
+                } else if (condition.startsWith("cause ")) {
+                    for (String type : backticked(condition)) {
+                        Throwable cause = Class.forName(type).asSubclass(Throwable.class).getConstructor(String.class)
+                                .newInstance("failure of " + type);
+                        result.add(new SQLException("failure " + state, state, cause));
+                    }
+                } else if (condition.startsWith("type ")) {
+                    for (String type : backticked(condition)) {
+                        Constructor<? extends SQLException> c = Class.forName(type).asSubclass(SQLException.class)
+                                .getConstructor(String.class, String.class);
+                        result.add(c.newInstance("failure of " + type, state));
+                    }
+                } else {
+                    throw new AssertionError("a condition this test does not know: " + condition);
+                }
+            }
+        }
+        return result;
+    }
+
+    private static List<String> backticked(String text) {
+        List<String> result = new ArrayList<>();
+        Matcher m = BACKTICKED.matcher(text);
+        while (m.find()) result.add(m.group(1));
+        assertThat(result).as("names in %s", text).isNotEmpty();
+        return result;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("documentedRows")
+    void everyRowOfTheDocumentedClassificationHolds(Row row) throws Exception {
+        List<Row> rows = documentedRows();
+        Row transientType = rows.stream().filter(r -> r.condition().startsWith("type ")).findFirst().orElseThrow();
+        for (SQLException failure : failuresOf(row)) {
+            // alone, as the next exception of a failed batch, and wrapped by a pool: the row decides
+            BatchUpdateException batch = new BatchUpdateException("batch failed", null, new int[0]);
+            batch.setNextException(failure);
+            SQLException wrapped = new SQLException("the pool could not connect", (String) null, failure);
+            for (SQLException shape : List.of(failure, batch, wrapped)) checkRow(row, shape, row.code());
+            // under an exception that says retrying may help, only the rows above that one decide otherwise
+            SQLException timedOut = new SQLTransientConnectionException("timed out waiting for a connection", null, failure);
+            checkRow(row, timedOut, row.index() < transientType.index() ? row.code() : transientType.code());
+        }
+    }
+
+    private static void checkRow(Row row, SQLException failure, ErrorCode expected) {
+        String what = row + " for " + failure + " caused by " + failure.getCause() + " then " + failure.getNextException();
+        if (row.connecting()) {
+            JdbcStore store = JdbcStore.builder(Failing.dataSource(failure)).dialect(Dialect.POSTGRESQL).build();
+            assertThatThrownBy(() -> store.find(1)).as("getting a connection: %s", what)
+                    .isInstanceOfSatisfying(StatekitException.class, e -> {
+                        assertThat(e.code()).as("getting a connection: %s", what).isEqualTo(expected);
+                        assertThat(e.getCause()).isSameAs(failure);
+                        assertThat(e.getMessage()).contains("task 1").contains("no connection");
+                    });
+        }
+        if (row.inStatements()) {
+            JdbcStore store = JdbcStore.builder(Failing.statementsFailWith(failure)).dialect(Dialect.POSTGRESQL).build();
+            assertThatThrownBy(() -> store.find(1)).as("in a statement: %s", what)
+                    .isInstanceOfSatisfying(StatekitException.class, e -> {
+                        assertThat(e.code()).as("in a statement: %s", what).isEqualTo(expected);
+                        assertThat(e.getCause()).isSameAs(failure);
+                        assertThat(e.getMessage()).contains("task 1");
+                    });
+            assertThat(SqlErrors.retryable(failure)).as(what).isEqualTo(expected == ErrorCode.STORE_UNAVAILABLE);
+        }
+    }
+
+    @Test
+    void theDocumentedTableNamesBothCodesAndBothWaysOfFailing() throws Exception {
+        List<Row> rows = documentedRows();
+        assertThat(rows).extracting(Row::code).contains(ErrorCode.STORE_FAILURE, ErrorCode.STORE_UNAVAILABLE);
+        assertThat(rows).extracting(Row::condition).contains("getting a connection", "in a statement");
+        assertThat(rows).filteredOn(r -> r.condition().startsWith("type ")).hasSize(1);
+    }
+
+    @Test
+    void aPoolTimeoutOverRefusedCredentialsIsAFailureThatNamesThem() {
+        SQLException denied = new SQLException("password authentication failed for user \"statekit\"", "28P01");
+        SQLException timedOut = new SQLTransientConnectionException("pool - Connection is not available, request timed out", null, denied);
+        timedOut.setNextException(denied);
+        JdbcStore store = JdbcStore.builder(Failing.dataSource(timedOut)).dialect(Dialect.POSTGRESQL).build();
+        assertCode(() -> store.find(5), ErrorCode.STORE_FAILURE, timedOut,
+                e -> assertThat(e.getMessage()).contains("request timed out").contains("caused by SQLState 28P01"));
+    }
+
+    // --- the real drivers ------------------------------------------------------------------------
+
+    /** The password of the tests' PostgreSQL user, found as {@link Databases} finds it. */
+    private static String pgPassword() {
+        String v = System.getProperty("statekit.pg.password");
+        if (v == null || v.isBlank()) v = System.getenv("STATEKIT_PG_PASSWORD");
+        return v == null || v.isBlank() ? "statekit" : v;
+    }
+
+    private static Properties credentials(String user, @Nullable String password) {
+        Properties p = new Properties();
+        p.setProperty("user", user);
+        if (password != null) p.setProperty("password", password);
+        p.setProperty("connectTimeout", "10");
+        return p;
+    }
+
+    private static StatekitException failureOf(TestPool pool) {
+        try (pool) {
+            JdbcStore store = JdbcStore.builder(pool).dialect(Dialect.POSTGRESQL).build();
+            try {
+                store.find(11);
+            } catch (StatekitException e) {
+                assertThat(e.taskId()).isEqualTo(11L);
+                assertThat(e.getCause()).isInstanceOf(SQLException.class);
+                return e;
+            }
+            throw new AssertionError("find succeeded on " + pool);
+        }
+    }
+
+    private static String sqlState(StatekitException e) {
+        return ((SQLException) e.getCause()).getSQLState();
+    }
+
+    @Test
+    void postgresRefusingAWrongPasswordOrNoneIsAFailure() throws Exception {
+        String user;
+        try (TestPool pool = Databases.postgres(); Connection c = pool.getConnection()) {
+            user = c.getMetaData().getUserName();
+        }
+        StatekitException wrong = failureOf(new TestPool(Databases.pgUrl(), credentials(user, "not the password")));
+        assertThat(wrong.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+        assertThat(sqlState(wrong)).isEqualTo("28P01");
+        assertThat(wrong.getMessage()).contains("store failed while").contains("no connection").contains("SQLState 28P01");
+
+        StatekitException none = failureOf(new TestPool(Databases.pgUrl(), credentials(user, null)));
+        assertThat(none.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+        assertThat(sqlState(none)).as(none.getMessage()).isEqualTo("08004");
+        assertThat(none.getMessage()).contains("store failed while").contains("no connection").contains("SQLState 08004");
+    }
+
+    @Test
+    void postgresWithoutTheDatabaseIsAFailureAndWithoutTheServerUnavailable() throws Exception {
+        String user;
+        try (TestPool pool = Databases.postgres(); Connection c = pool.getConnection()) {
+            user = c.getMetaData().getUserName();
+        }
+        String url = Databases.pgUrl();
+        String noDatabase = url.replaceFirst("^(jdbc:postgresql://[^/]*/)[^?]*", "$1statekit_no_such_database");
+        assertThat(noDatabase).isNotEqualTo(url);
+        StatekitException missing = failureOf(new TestPool(noDatabase, credentials(user, pgPassword())));
+        assertThat(missing.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+        assertThat(sqlState(missing)).isEqualTo("3D000");
+
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        StatekitException refused = failureOf(new TestPool("jdbc:postgresql://127.0.0.1:" + closedPort + "/statekit",
+                credentials(user, pgPassword())));
+        assertThat(refused.code()).isEqualTo(ErrorCode.STORE_UNAVAILABLE);
+        assertThat(sqlState(refused)).isEqualTo("08001");
+        assertThat(refused.getCause()).hasRootCauseInstanceOf(ConnectException.class);
+    }
+
+    @Test
+    void aUrlNoDriverAcceptsIsAFailure() {
+        StatekitException noDriver = failureOf(new TestPool("jdbc:postgresq://127.0.0.1:5432/statekit", credentials("statekit", "statekit")));
+        assertThat(noDriver.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+        assertThat(sqlState(noDriver)).isEqualTo("08001");
+        assertThat(noDriver.getMessage()).contains("No suitable driver");
+    }
+
+    @Test
+    void h2RefusingAWrongPasswordIsAFailure() throws Exception {
+        Properties owner = new Properties();
+        owner.setProperty("user", "sa");
+        owner.setProperty("password", "");
+        String url = "jdbc:h2:file:" + Databases.buildDir().resolve("h2").resolve("password-" + Databases.uniquePrefix("pw"));
+        try (TestPool pool = new TestPool(url, owner); Connection c = pool.getConnection()) {
+            assertThat(c.isValid(1)).isTrue();
+        }
+        Properties wrong = new Properties();
+        wrong.setProperty("user", "sa");
+        wrong.setProperty("password", "not the password");
+        try (TestPool pool = new TestPool(url, wrong)) {
+            JdbcStore store = JdbcStore.builder(pool).dialect(Dialect.H2).build();
+            assertThatThrownBy(() -> store.find(2)).isInstanceOfSatisfying(StatekitException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+                assertThat(((SQLException) e.getCause()).getSQLState()).isEqualTo("28000");
+            });
         }
     }
 }

@@ -67,18 +67,16 @@ public final class Jdbc {
     /**
      * Borrows a connection.
      *
-     * @throws StatekitException {@link ErrorCode#STORE_UNAVAILABLE} when none can be had, except for
-     *                           refused credentials or a missing database ({@link ErrorCode#STORE_FAILURE})
+     * @throws StatekitException {@link ErrorCode#STORE_UNAVAILABLE} when none can be had, or
+     *                           {@link ErrorCode#STORE_FAILURE} when the configuration is at fault
+     *                           (no driver, refused or missing credentials, no such database), as
+     *                           {@link SqlErrors#noConnection} classifies it
      */
     public Connection connect(String doing, @Nullable Long taskId) {
         try {
             return dataSource.getConnection();
         } catch (SQLException e) {
-            String state = e.getSQLState();
-            // No connection is a reason to retry, except refused credentials or a missing database.
-            if (state != null && (state.startsWith("28") || state.startsWith("3D"))) throw SqlErrors.translate(e, doing, taskId);
-            throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "store unavailable while " + doing
-                    + (taskId != null ? " (task " + taskId + ")" : "") + ": no connection: " + e.getMessage(), taskId, e);
+            throw SqlErrors.noConnection(e, doing, taskId);
         }
     }
 
