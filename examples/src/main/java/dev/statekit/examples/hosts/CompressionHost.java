@@ -10,7 +10,6 @@ import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
-import dev.statekit.core.spi.ErrorClassifier;
 import dev.statekit.core.spi.Precondition;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
@@ -27,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -89,7 +87,6 @@ public final class CompressionHost implements AutoCloseable {
     private final TaskRuntime runtime;
     private final Machine<State, Event> machine;
     private final Compressor compressor;
-    private final ErrorClassifier classifier = ErrorClassifier.defaults();
 
     /**
      * Creates a host over {@code store}.
@@ -250,25 +247,12 @@ public final class CompressionHost implements AutoCloseable {
         return Tasks.all(engine, machine, TaskQuery.all().queue(QUEUE));
     }
 
-    /** The worker: compresses, and records why a failed attempt failed. */
-    private WorkResult work(WorkContext<State> ctx) {
-        try {
-            long bytes = compressor.compress(ctx);
-            Map<String, @Nullable String> result = new HashMap<>();
-            result.put(OUTPUT_BYTES, Long.toString(bytes));
-            result.put(CompressionTask.FAILURE_REASON, null);
-            return WorkResult.success(result);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed(ctx, new WorkResult.Failure("INTERRUPTED", "the compression was interrupted", true, null));
-        } catch (Exception e) {
-            return failed(ctx, classifier.classify(e));
-        }
-    }
-
-    private static WorkResult failed(WorkContext<State> ctx, WorkResult.Failure f) {
-        ctx.progress(CompressionTask.FAILURE_REASON, f.code() + ": " + f.message());
-        return f;
+    /**
+     * The worker: compresses. A compressor's exception is classified by the runtime (temporary I/O
+     * is retried by {@link CompressionTask#RETRY_POLICY}) and kept as the task's last error.
+     */
+    private WorkResult work(WorkContext<State> ctx) throws Exception {
+        return WorkResult.success(Map.of(OUTPUT_BYTES, Long.toString(compressor.compress(ctx))));
     }
 
     /** Stops the scheduler gracefully and waits for it. */
