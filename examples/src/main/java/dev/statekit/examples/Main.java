@@ -208,8 +208,7 @@ public final class Main {
         out.println("created   item " + id + " in " + machine.initial());
 
         step(out, clock, engine, machine, id, Event.ENQUEUE, Command.system().reason("auto-enqueue"));
-        Outcome<State> leased = step(out, clock, engine, machine, id, Event.LEASE,
-                Command.system().actor("worker-1").set(ReadDoItem.LEASE_OWNER, "worker-1"));
+        Outcome<State> leased = step(out, clock, engine, machine, id, Event.LEASE, Command.system().actor("worker-1"));
         String run = leased.orElseThrow().task().attribute(ReadDoItem.RUN_ID);
         step(out, clock, engine, machine, id, Event.PROCESS, Command.user("alice").reason("process it now"));
         Command success = Command.system().actor("worker-1").reason("pipeline success");

@@ -18,12 +18,14 @@ import dev.statekit.examples.EtlTask.Event;
 import dev.statekit.examples.EtlTask.State;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -198,7 +200,31 @@ public final class EtlHost implements AutoCloseable {
         return Tasks.get(engine, EtlTask.MACHINE, id);
     }
 
-    /** The OCR worker; the claim's start row already set the phase and counted the attempt. */
+    /**
+     * Returns the task as the seed's status record shows it: {@code status}, {@code phase}, the
+     * attempts per stage, the markdown key when there is one, and {@code error_code} and
+     * {@code error_message}, the task's last error, while it is {@code FAILED}.
+     */
+    public static Map<String, String> fields(Task<State> task) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("status", task.state().name().toLowerCase(Locale.ROOT));
+        fields.put("phase", task.attributes().getOrDefault(EtlTask.PHASE, "ocr"));
+        fields.put(EtlTask.ATTEMPT_OCR, task.attributes().getOrDefault(EtlTask.ATTEMPT_OCR, "0"));
+        fields.put(EtlTask.ATTEMPT_POSTPROCESS, task.attributes().getOrDefault(EtlTask.ATTEMPT_POSTPROCESS, "0"));
+        String markdown = task.attribute(EtlTask.MARKDOWN_KEY);
+        if (markdown != null) fields.put(EtlTask.MARKDOWN_KEY, markdown);
+        TaskError error = task.record().lastError();
+        if (task.state() == State.FAILED && error != null) {
+            fields.put("error_code", error.code());
+            fields.put("error_message", error.message());
+        }
+        return fields;
+    }
+
+    /**
+     * The OCR worker; the claim's start row already set the phase and counted the attempt. A
+     * failure, attributed to the step {@code mineru}, becomes the task's last error.
+     */
     private WorkResult parse(WorkContext<State> ctx) {
         Task<State> task = ctx.task();
         try {
@@ -206,16 +232,10 @@ public final class EtlHost implements AutoCloseable {
             return WorkResult.success(Map.of(EtlTask.MARKDOWN_KEY, markdown));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return reported(ctx, new WorkResult.Failure("INTERRUPTED", "the OCR was interrupted", true, "mineru"));
+            return new WorkResult.Failure("INTERRUPTED", "the OCR was interrupted", true, "mineru");
         } catch (Exception e) {
-            return reported(ctx, classifier.classify(e).atStep("mineru"));
+            return classifier.classify(e).atStep("mineru");
         }
-    }
-
-    private static WorkResult reported(WorkContext<State> ctx, WorkResult.Failure f) {
-        ctx.progress(EtlTask.ERROR_CODE, f.code());
-        ctx.progress(EtlTask.ERROR_MESSAGE, f.message());
-        return f;
     }
 
     /** The post-processing job of task {@code id}; reports against the version it read. */
@@ -233,7 +253,7 @@ public final class EtlHost implements AutoCloseable {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
             WorkResult.Failure f = classifier.classify(e);
             engine.fire(EtlTask.MACHINE, id, Event.POSTPROCESS_FAILED, done.reason("etl_postprocess_job failed")
-                    .set(EtlTask.ERROR_CODE, f.code()).set(EtlTask.ERROR_MESSAGE, f.message()));
+                    .error(new TaskError(f.code(), f.message(), f.retryable(), "postprocess")));
         }
     }
 
@@ -327,7 +347,7 @@ public final class EtlHost implements AutoCloseable {
             Task<State> failed = task(slow);
             String keptMarkdown = failed.attribute(EtlTask.MARKDOWN_KEY);
             out.println("task " + slow + " " + failed.state() + " in phase " + failed.attribute(EtlTask.PHASE) + ": "
-                    + failed.attribute(EtlTask.ERROR_CODE) + ", markdown kept at " + keptMarkdown);
+                    + fields(failed).get("error_code") + ", markdown kept at " + keptMarkdown);
             Outcome<State> retried = retry(slow, "postprocess", "user");
             out.println("retry task " + slow + " from postprocess: " + (retried.isApplied() ? retried.orElseThrow().task().state() : retried));
             if (!conditions.await(() -> ENDED.contains(task(slow).state()), Duration.ofSeconds(20))) {

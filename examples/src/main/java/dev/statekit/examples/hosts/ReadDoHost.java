@@ -17,6 +17,7 @@ import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -106,6 +107,7 @@ public final class ReadDoHost implements AutoCloseable {
     public record Export(Outcome<State> outcome, @Nullable String file, boolean written) {}
 
     private static final Map<String, String> ARTIFACT_OF_STEP = Map.of("summarize", "summary", "score", "score", "todos", "todos", "card", "card");
+    private static final Set<State> FAILED = EnumSet.of(State.FAILED_EXTRACTION, State.FAILED_AI, State.FAILED_EXPORT);
     private static final Set<State> WORKED_ON = EnumSet.of(State.READY, State.SHIPPED, State.FAILED_EXTRACTION, State.FAILED_AI,
             State.FAILED_EXPORT, State.ARCHIVED);
 
@@ -240,7 +242,7 @@ public final class ReadDoHost implements AutoCloseable {
     private WorkResult work(WorkContext<State> ctx) {
         Task<State> item = ctx.task();
         // the claim's lease-acquire row counted the run and named it
-        String runId = java.util.Objects.requireNonNull(item.attribute(ReadDoItem.RUN_ID), "run id");
+        String runId = Objects.requireNonNull(item.attribute(ReadDoItem.RUN_ID), "run id");
         Map<String, String> artifacts = new LinkedHashMap<>();
         for (String step : STEPS) {
             if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
@@ -248,12 +250,12 @@ public final class ReadDoHost implements AutoCloseable {
             try {
                 produced = steps.run(step, item, runId);
             } catch (StepException e) {
-                return failed(ctx, step, new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
+                return failed(new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return failed(ctx, step, new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
+                return failed(new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
             } catch (Exception e) {
-                return failed(ctx, step, classifier.classify(e).atStep(step));
+                return failed(classifier.classify(e).atStep(step));
             }
             String artifact = ARTIFACT_OF_STEP.get(step);
             if (artifact != null) {
@@ -264,12 +266,30 @@ public final class ReadDoHost implements AutoCloseable {
         return WorkResult.success(artifacts);
     }
 
-    private static WorkResult failed(WorkContext<State> ctx, String step, WorkResult.Failure f) {
-        ctx.progress(ReadDoItem.FAILED_STEP, step);
-        ctx.progress(ReadDoItem.ERROR_CODE, f.code());
-        ctx.progress(ReadDoItem.MESSAGE, f.message().isBlank() ? f.code() : f.message());
-        ctx.progress(ReadDoItem.RETRYABLE, Boolean.toString(f.retryable()));
-        return f;
+    /** Returns the failure of a step, which the runtime records as the item's last error; the contract wants a message. */
+    private static WorkResult failed(WorkResult.Failure f) {
+        return f.message().isBlank() ? new WorkResult.Failure(f.code(), f.code(), f.retryable(), f.step()) : f;
+    }
+
+    /**
+     * Returns the contract's failure fields of an item ({@code failed_step}, {@code error_code},
+     * {@code message}, {@code retryable}), as the API shows them: taken from the item's last error
+     * while it is {@code FAILED_*}, none otherwise. A failed state that implies its step
+     * ({@code FAILED_EXTRACTION}: extract, {@code FAILED_EXPORT}: export) names it when the error
+     * does not.
+     */
+    public static Map<String, String> failure(Task<State> item) {
+        TaskError error = item.record().lastError();
+        if (error == null || !FAILED.contains(item.state())) return Map.of();
+        String step = error.step();
+        if (step == null && item.state() == State.FAILED_EXTRACTION) step = "extract";
+        if (step == null && item.state() == State.FAILED_EXPORT) step = "export";
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (step != null) fields.put("failed_step", step);
+        fields.put("error_code", error.code());
+        fields.put("message", error.message());
+        fields.put("retryable", Boolean.toString(error.retryable()));
+        return fields;
     }
 
     /** Stops the runtime gracefully and waits for it. */
@@ -349,10 +369,11 @@ public final class ReadDoHost implements AutoCloseable {
 
     private static String describe(Task<State> t) {
         if (t.state() == State.READY) return " (" + t.attribute(ReadDoItem.RUN_ID) + ")";
-        String step = t.attribute(ReadDoItem.FAILED_STEP);
+        Map<String, String> failure = failure(t);
+        String step = failure.get("failed_step");
         if (step == null) return "";
-        return " at step " + step + ": " + t.attribute(ReadDoItem.ERROR_CODE) + ", " + t.attribute(ReadDoItem.MESSAGE)
-                + (Boolean.parseBoolean(t.attribute(ReadDoItem.RETRYABLE)) ? " (retryable)" : " (not retryable)");
+        return " at step " + step + ": " + failure.get("error_code") + ", " + failure.get("message")
+                + (Boolean.parseBoolean(failure.get("retryable")) ? " (retryable)" : " (not retryable)");
     }
 
     /** Returns every item of the store. */
