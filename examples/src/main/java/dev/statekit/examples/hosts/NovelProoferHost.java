@@ -19,7 +19,6 @@ import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -326,76 +325,5 @@ public final class NovelProoferHost implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
-    }
-
-    // --- the sample program ---------------------------------------------------------------------
-
-    /** The text of the sample job: six paragraphs with slips for the LLM to correct. */
-    static final String SAMPLE = String.join("\n\n",
-            "It was late when teh ferry left the harbour , and the lamps swung  in the wind.",
-            "Mara counted the crates twice , then a third time, because teh numbers never agreed.",
-            "The captain said nothing. He watched the  coast fade until it was a grey line.",
-            "By midnight the sea had calmed , and teh crew slept in turns below deck.",
-            "Mara stayed up with the ledger, checking  every entry against the manifest.",
-            "At dawn she found it: one crate too many , and no name written on teh lid.");
-
-    /**
-     * Runs the sample program on {@code store}: one job of six chunks through validate, process
-     * (three workers, some chunks rate limited once), the merge gate and merge. Prints what happens
-     * and a summary.
-     *
-     * @return 0 when the job ended done, 1 otherwise
-     */
-    public static int run(Store store, PrintStream out) throws InterruptedException {
-        out.println("novel-proofer host: one job, chunks proofread by the runtime with a simulated LLM");
-        try (NovelProoferHost host = new NovelProoferHost(store)) {
-            return host.program(out);
-        }
-    }
-
-    private int program(PrintStream out) throws InterruptedException {
-        Tasks.Conditions conditions = new Tasks.Conditions(engine);
-        try {
-            start();
-            long job = submit("The Ferry", SAMPLE);
-            out.println("job " + job + " submitted: " + job(job).state());
-            validate(job).orElseThrow();
-            out.println("job " + job + " validated: " + job(job).attribute(TOTAL_CHUNKS) + " chunks, " + describe(job(job)));
-            startProcess(job, "user").orElseThrow();
-            out.println("job " + job + " processing: " + describe(job(job)));
-            boolean processed = conditions.await(() -> {
-                Task<NovelProoferJob.State> j = job(job);
-                return j.state() == NovelProoferJob.State.ERROR
-                        || (j.state() == NovelProoferJob.State.PAUSED && NovelProoferJob.MERGE.equals(j.attribute(NovelProoferJob.PHASE)));
-            }, Duration.ofSeconds(30));
-            if (!processed) {
-                out.println("job " + job + " did not finish processing in time: " + describe(job(job)));
-                return 1;
-            }
-            out.println("job " + job + " processed, waiting at the merge gate: " + describe(job(job)));
-            Optional<String> merged = merge(job, "user");
-            Task<NovelProoferJob.State> done = job(job);
-            out.println("job " + job + " merged: " + merged.map(String::length).orElse(0) + " characters, " + describe(done));
-            List<Task<NovelProoferChunk.State>> chunks = chunks(job);
-            long doneChunks = chunks.stream().filter(c -> c.state() == NovelProoferChunk.State.DONE).count();
-            long retried = chunks.stream().filter(c -> c.record().retries() > 0).count();
-            for (Task<NovelProoferChunk.State> c : chunks) {
-                out.println(String.format(Locale.ROOT, "  chunk %d (#%s) %s, attempts %d, retries %d%s: %s", c.id(), c.attribute(INDEX),
-                        c.state(), c.record().attempts(), c.record().retries(),
-                        c.record().lastError() == null ? "" : ", last error " + c.record().lastError().code(),
-                        String.join(" ", engine.history(c.id()).stream().map(HistoryEntry::event).toList())));
-            }
-            out.println("merged text:");
-            merged.ifPresent(text -> text.lines().forEach(l -> out.println("  " + l)));
-            out.println(String.format(Locale.ROOT, "summary: job %d %s, %d/%d chunks done, %d retried after 429",
-                    job, done.state(), doneChunks, chunks.size(), retried));
-            return done.state() == NovelProoferJob.State.DONE && doneChunks == chunks.size() ? 0 : 1;
-        } finally {
-            conditions.close();
-        }
-    }
-
-    private static String describe(Task<NovelProoferJob.State> job) {
-        return job.state() + " (phase " + job.attribute(NovelProoferJob.PHASE) + ")";
     }
 }

@@ -19,13 +19,10 @@ import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
-import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -108,8 +105,6 @@ public final class ReadDoHost implements AutoCloseable {
 
     private static final Map<String, String> ARTIFACT_OF_STEP = Map.of("summarize", "summary", "score", "score", "todos", "todos", "card", "card");
     private static final Set<State> FAILED = EnumSet.of(State.FAILED_EXTRACTION, State.FAILED_AI, State.FAILED_EXPORT);
-    private static final Set<State> WORKED_ON = EnumSet.of(State.READY, State.SHIPPED, State.FAILED_EXTRACTION, State.FAILED_AI,
-            State.FAILED_EXPORT, State.ARCHIVED);
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
@@ -296,84 +291,6 @@ public final class ReadDoHost implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
-    }
-
-    // --- the sample program ---------------------------------------------------------------------
-
-    /**
-     * Runs the sample program on {@code store}: three items captured (one twice), processed by the
-     * runtime, one failing at its todos step and retried, then all exported (one export repeated
-     * with its key). Prints what happens and a summary.
-     *
-     * @return 0 when every item was shipped, 1 otherwise
-     */
-    public static int run(Store store, PrintStream out) throws InterruptedException {
-        out.println("read-do host: items through extract, summarize, score, todos, card under a lease");
-        try (ReadDoHost host = new ReadDoHost(store)) {
-            return host.program(out);
-        }
-    }
-
-    private int program(PrintStream out) throws InterruptedException {
-        try (Tasks.Conditions conditions = new Tasks.Conditions(engine)) {
-            start();
-            List<Long> items = new ArrayList<>();
-            String[] urls = {"https://example.org/essay", "https://example.org/flaky-report", "https://example.org/interview"};
-            for (int i = 0; i < urls.length; i++) {
-                Created<State> c = capture(urls[i], "capture-" + i);
-                items.add(c.task().id());
-                out.println("captured item " + c.task().id() + " " + urls[i]);
-            }
-            Created<State> again = capture(urls[0], "capture-0");
-            out.println("captured " + urls[0] + " again with capture_id capture-0: item " + again.task().id()
-                    + (again.created() ? " (new)" : " (the same item, nothing queued)"));
-            if (!conditions.await(() -> items.stream().allMatch(id -> WORKED_ON.contains(item(id).state())), Duration.ofSeconds(20))) {
-                out.println("the pipeline did not finish in time");
-                return 1;
-            }
-            int failures = 0;
-            for (long id : items) {
-                Task<State> t = item(id);
-                out.println("item " + id + " " + t.state() + describe(t));
-                if (t.state() == State.FAILED_AI || t.state() == State.FAILED_EXTRACTION) {
-                    failures++;
-                    Outcome<State> retry = process(id, "retry-" + id, "user");
-                    out.println("retry item " + id + " (POST /process): " + (retry.isApplied() ? retry.orElseThrow().task().state() : retry));
-                }
-            }
-            if (!conditions.await(() -> items.stream().allMatch(id -> item(id).state() == State.READY), Duration.ofSeconds(20))) {
-                out.println("the retried items did not become ready in time");
-                return 1;
-            }
-            for (long id : items) {
-                Task<State> t = item(id);
-                out.println("item " + id + " READY with run " + t.attribute(ReadDoItem.RUN_ID) + ", score " + t.attribute("score"));
-            }
-            int replays = 0;
-            for (long id : items) {
-                String key = "export-" + id + "-card-v1-tpl-v1";
-                Export e = export(id, key, "user");
-                out.println("export item " + id + " key " + key + ": " + e.outcome().orElseThrow().task().state() + ", file " + e.file()
-                        + (e.written() ? " written" : ""));
-            }
-            Export repeat = export(items.get(0), "export-" + items.get(0) + "-card-v1-tpl-v1", "user");
-            if (repeat.outcome() instanceof Outcome.Applied<State> a && a.replayed() && !repeat.written()) replays++;
-            out.println("export item " + items.get(0) + " again with the same key: "
-                    + (replays == 1 ? "replayed, file " + repeat.file() + ", nothing written" : "NOT replayed"));
-            long shipped = items.stream().filter(id -> item(id).state() == State.SHIPPED).count();
-            out.println(String.format(Locale.ROOT, "summary: %d/%d items shipped, %d failed and retried, %d export files written, %d export replayed",
-                    shipped, items.size(), failures, filesWritten(), replays));
-            return shipped == items.size() && replays == 1 ? 0 : 1;
-        }
-    }
-
-    private static String describe(Task<State> t) {
-        if (t.state() == State.READY) return " (" + t.attribute(ReadDoItem.RUN_ID) + ")";
-        Map<String, String> failure = failure(t);
-        String step = failure.get("failed_step");
-        if (step == null) return "";
-        return " at step " + step + ": " + failure.get("error_code") + ", " + failure.get("message")
-                + (Boolean.parseBoolean(failure.get("retryable")) ? " (retryable)" : " (not retryable)");
     }
 
     /** Returns every item of the store. */
