@@ -9,7 +9,6 @@ import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.Verdict;
 import java.time.Duration;
 import java.util.EnumSet;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The compression task of a local compression app whose queue runs one task at a time.
@@ -20,13 +19,14 @@ import org.jspecify.annotations.Nullable;
  * single queued task and is refused for a running one ({@value #RUNNING_NOT_PAUSABLE}); pausing the
  * whole queue is the scheduler's switch, not a task state.
  *
- * <p>Attributes: {@value #RETRY_COUNT} automatic retries so far, limited by {@value #MAX_RETRIES}
- * (default {@value #DEFAULT_MAX_RETRIES}); {@value #BACKOFF_SECONDS}, the exponential back-off of
- * the latest retry (1, 2, 4, 8 ... at most 30 seconds); {@value #FAILURE_REASON};
- * {@value #BLOCKED_REASON} while blocked (for example {@code disk_space}); {@value #CANCEL_REASON}
- * ({@code canceled}, or {@code skipped} after {@link Event#SKIP}); {@value #QUEUE_PLACEMENT}
- * {@code front} for a task re-queued by a manual retry or a crash recovery, which the scheduler
- * puts at the head of its priority.
+ * <p>Attributes: {@value #BLOCKED_REASON} while blocked (for example {@code disk_space}), which the
+ * runtime sets with {@link Event#BLOCK} and removes with {@link Event#UNBLOCK};
+ * {@value #CANCEL_REASON} ({@code canceled}, or {@code skipped} after {@link Event#SKIP}), since the
+ * seed shows a skipped task as canceled. The rest of what the seed persists is the task record's:
+ * the automatic retries so far ({@code retries()}, counted and spaced by {@link #RETRY_POLICY}),
+ * why the latest attempt failed ({@code lastError()}, kept after a later success), and the place
+ * in the queue (priority, then the FIFO sequence, which a manual retry and an automatic recovery
+ * move to the front of the task's priority).
  *
  * <p>Run policy: a runtime is the scheduler. It claims queued tasks with {@link Event#START}
  * (priority {@link #HIGH}, {@link #NORMAL} or {@link #LOW}, then FIFO; the queue's concurrency
@@ -42,24 +42,12 @@ import org.jspecify.annotations.Nullable;
  * {@code QUEUED}, so a task still running when its runtime stops is recovered as interrupted.
  */
 public final class CompressionTask {
-    /** The attribute counting automatic retries. */
-    public static final String RETRY_COUNT = "retry_count";
-    /** The attribute limiting automatic retries. */
-    public static final String MAX_RETRIES = "max_retries";
-    /** The automatic retries allowed when the task does not say. */
-    public static final int DEFAULT_MAX_RETRIES = 3;
-    /** The attribute holding the back-off of the latest automatic retry, in seconds. */
-    public static final String BACKOFF_SECONDS = "backoff_seconds";
     /** The longest back-off, in seconds. */
     public static final int MAX_BACKOFF_SECONDS = 30;
-    /** The attribute holding why the latest attempt failed. */
-    public static final String FAILURE_REASON = "failure_reason";
     /** The attribute holding why a task is blocked. */
     public static final String BLOCKED_REASON = "blocked_reason";
     /** The attribute holding why a task was canceled: canceled or skipped. */
     public static final String CANCEL_REASON = "cancel_reason";
-    /** The attribute asking the scheduler to put the task at the head of its priority: front. */
-    public static final String QUEUE_PLACEMENT = "queue_placement";
 
     /** The priority of a High task: larger runs first. */
     public static final int HIGH = 10;
@@ -70,8 +58,6 @@ public final class CompressionTask {
 
     /** The named refusal of pausing a running task. */
     public static final String RUNNING_NOT_PAUSABLE = "RUNNING_NOT_PAUSABLE";
-    /** The refusal code of an automatic retry beyond the limit. */
-    public static final String RETRIES_EXHAUSTED = "RETRIES_EXHAUSTED";
     /** The refusal code of blocking a task without a reason. */
     public static final String BLOCK_REASON_MISSING = "BLOCK_REASON_MISSING";
 
@@ -137,11 +123,9 @@ public final class CompressionTask {
         if (!Attrs.given(command.attributes().get(CANCEL_REASON))) changes.put(CANCEL_REASON, "canceled");
     };
 
-    private static final Effect<State> TO_FRONT = (task, command, changes) -> changes.put(QUEUE_PLACEMENT, "front");
-
     /** The automatic retries: at most 3, after 1 s, 2 s, 4 s … at most 30 s, each shortened by up to a fifth at random. */
     public static final RetryPolicy RETRY_POLICY =
-            RetryPolicy.exponential(DEFAULT_MAX_RETRIES, Duration.ofSeconds(1), Duration.ofSeconds(MAX_BACKOFF_SECONDS))
+            RetryPolicy.exponential(3, Duration.ofSeconds(1), Duration.ofSeconds(MAX_BACKOFF_SECONDS))
                     .withJitter(0.2);
 
     /** The compression task machine, whose interrupted tasks are recovered automatically once. */
@@ -164,34 +148,14 @@ public final class CompressionTask {
                 .initial(State.CREATED)
                 .terminal(State.COMPLETED, State.CANCELED)
                 .row(State.CREATED, Event.ENQUEUE, State.QUEUED).by(SYSTEM).label("enqueued").add()
-                .row(State.QUEUED, Event.START, State.RUNNING).by(SYSTEM)
-                    .effect((task, command, changes) -> changes.put(QUEUE_PLACEMENT, null))
-                    .label("scheduler starts it, nothing running").add()
+                .row(State.QUEUED, Event.START, State.RUNNING).by(SYSTEM).label("scheduler starts it, nothing running").add()
                 .row(State.RUNNING, Event.SUCCEED, State.COMPLETED).by(SYSTEM).label("success").add()
                 .row(State.RUNNING, Event.FAIL, State.FAILED).by(SYSTEM).label("non-retryable or retries exhausted").add()
-                .row(State.RUNNING, Event.RETRYABLE_ERROR, State.RETRYING).by(SYSTEM)
-                    .guard("retry-budget", (task, command) -> {
-                        int limit = maxRetries(task.attribute(MAX_RETRIES));
-                        int done = Attrs.count(task, RETRY_COUNT);
-                        return Verdict.when(done < limit, RETRIES_EXHAUSTED, done + " of " + limit + " automatic retries used");
-                    })
-                    .effect((task, command, changes) -> {
-                        int done = Attrs.count(task, RETRY_COUNT);
-                        changes.put(RETRY_COUNT, Integer.toString(done + 1));
-                        changes.put(BACKOFF_SECONDS, Integer.toString(backoffSeconds(done)));
-                    })
-                    .label("retryable error, exponential backoff").add()
+                .row(State.RUNNING, Event.RETRYABLE_ERROR, State.RETRYING).by(SYSTEM).label("retryable error, exponential backoff").add()
                 .row(State.RETRYING, Event.BACKOFF_ELAPSED, State.QUEUED).by(SYSTEM).label("backoff elapsed").add()
-                .row(State.FAILED, Event.RETRY, State.QUEUED).by(USER)
-                    .effect((task, command, changes) -> {
-                        changes.put(QUEUE_PLACEMENT, "front");
-                        changes.put(RETRY_COUNT, "0");
-                        changes.put(FAILURE_REASON, null);
-                    })
-                    .label("manual retry, head of the queue, fresh retry budget").add()
+                .row(State.FAILED, Event.RETRY, State.QUEUED).by(USER).label("manual retry, head of the queue, fresh retry budget").add()
                 .row(State.RUNNING, Event.INTERRUPT, State.INTERRUPTED).by(SYSTEM).label("crash or exit while running").add()
-                .row(State.INTERRUPTED, Event.RECOVER, State.QUEUED).by(SYSTEM).effect(TO_FRONT)
-                    .label("auto-recover, head of the queue").add()
+                .row(State.INTERRUPTED, Event.RECOVER, State.QUEUED).by(SYSTEM).label("auto-recover, head of the queue").add()
                 .row(State.INTERRUPTED, Event.FAIL, State.FAILED).by(SYSTEM).label("auto-recover off").add()
                 .row(State.QUEUED, Event.SKIP, State.CANCELED).by(USER)
                     .effect((task, command, changes) -> changes.put(CANCEL_REASON, "skipped"))
@@ -226,18 +190,4 @@ public final class CompressionTask {
     }
 
     private CompressionTask() {}
-
-    /** Returns the back-off before automatic retry number {@code done + 1}: 1, 2, 4, 8 ... at most 30 seconds. */
-    static int backoffSeconds(int done) {
-        return done >= 5 ? MAX_BACKOFF_SECONDS : Math.min(MAX_BACKOFF_SECONDS, 1 << done);
-    }
-
-    private static int maxRetries(@Nullable String value) {
-        if (value == null) return DEFAULT_MAX_RETRIES;
-        try {
-            return Math.max(0, Integer.parseInt(value.trim()));
-        } catch (NumberFormatException e) {
-            return DEFAULT_MAX_RETRIES;
-        }
-    }
 }

@@ -4,11 +4,11 @@ import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 
 import dev.statekit.core.Effect;
+import dev.statekit.core.Guard;
 import dev.statekit.core.Machine;
 import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Verdict;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,10 +17,14 @@ import org.jspecify.annotations.Nullable;
  * cancelled}.
  *
  * <p>Attributes: {@value #PHASE} ({@code ocr|postprocess|finalize}); the per-stage attempt
- * counters {@value #ATTEMPT_OCR} and {@value #ATTEMPT_POSTPROCESS}, counted when a stage starts;
- * {@value #MARKDOWN_KEY}, the storage key of the OCR markdown, which a finished OCR stage must
- * report and which lets a failed task retry only its post-processing; {@value #ERROR_CODE} and
- * {@value #ERROR_MESSAGE} of a failure. {@value #POSTPROCESS_MODE} is data the post-processing
+ * counters {@value #ATTEMPT_OCR} and {@value #ATTEMPT_POSTPROCESS}, counted when a stage starts
+ * (the seed counts attempts per stage, while the record's {@code attempts()} counts the claims of
+ * the OCR stage only); {@value #MARKDOWN_KEY}, the storage key of the OCR markdown, which a
+ * finished OCR stage must report and which lets a failed task retry only its post-processing. The
+ * seed's {@code error_code} and {@code error_message} are the record's {@code lastError()}: a
+ * failure event carries its error as {@link dev.statekit.core.Command#error()} (the guard
+ * {@value #ERROR_REPORTED} refuses one without, with {@value #ERROR_MISSING}), and the host shows
+ * it while the task is {@code FAILED}. {@value #POSTPROCESS_MODE} is data the post-processing
  * worker reads ({@code skip} under the global default rule: wrap the markdown pointer in a stable
  * JSON without calling an LLM); it is not a state, and the task passes {@code LLM_PROCESSING} in
  * either mode.
@@ -38,8 +42,8 @@ import org.jspecify.annotations.Nullable;
  * task enters {@code LLM_PROCESSING} and reports {@link Event#POSTPROCESS_DONE} or
  * {@link Event#POSTPROCESS_FAILED}. {@link Event#CANCEL} is the cancel event: a runtime's cancel of
  * a started task is refused with {@value #TASK_ALREADY_STARTED}. A claim applies
- * {@code PENDING → MINERU_PARSING} without its effect, so the OCR worker reports {@value #PHASE}
- * and {@value #ATTEMPT_OCR} itself, as progress.
+ * {@code PENDING → MINERU_PARSING} with its effect, which sets {@value #PHASE} and counts
+ * {@value #ATTEMPT_OCR}.
  */
 public final class EtlTask {
     /** The attribute holding the stage: ocr, postprocess or finalize. */
@@ -50,10 +54,6 @@ public final class EtlTask {
     public static final String ATTEMPT_POSTPROCESS = "attempt_postprocess";
     /** The attribute holding the storage key of the MineRU markdown. */
     public static final String MARKDOWN_KEY = "artifact_mineru_markdown_key";
-    /** The attribute holding a failure's code. */
-    public static final String ERROR_CODE = "error_code";
-    /** The attribute holding a failure's message. */
-    public static final String ERROR_MESSAGE = "error_message";
     /** The attribute holding the post-processing mode the worker follows, for example {@code skip}. */
     public static final String POSTPROCESS_MODE = "postprocess_mode";
     /** The attribute naming the rule the task runs under. */
@@ -67,6 +67,10 @@ public final class EtlTask {
     public static final String TASK_ALREADY_STARTED = "TASK_ALREADY_STARTED";
     /** The refusal code of a finished OCR report, or a post-processing retry, without the markdown key. */
     public static final String MARKDOWN_POINTER_MISSING = "MARKDOWN_POINTER_MISSING";
+    /** The name of the guard that makes a failure carry its error. */
+    public static final String ERROR_REPORTED = "error-reported";
+    /** The refusal code of a failure without an error. */
+    public static final String ERROR_MISSING = "ERROR_MISSING";
     /** The refusal code of a retry from a stage other than mineru or postprocess. */
     public static final String INVALID_FROM_STAGE = "INVALID_FROM_STAGE";
 
@@ -104,9 +108,9 @@ public final class EtlTask {
         RETRY
     }
 
-    private static final Effect<State> FAILURE = (task, command, changes) -> {
-        if (!Attrs.given(command.attributes().get(ERROR_CODE))) changes.put(ERROR_CODE, "UNKNOWN_ERROR");
-    };
+    /** A failure must carry its error, which becomes the task's last error. */
+    private static final Guard<State> REPORTED = (task, command) ->
+            Verdict.when(command.error() != null, ERROR_MISSING, "a failed stage must report its error (code and message)");
 
     /** The task machine. */
     public static final Machine<State, Event> MACHINE = Machine.builder("etl-task", State.class, Event.class)
@@ -127,12 +131,12 @@ public final class EtlTask {
                         "a finished OCR stage must report " + MARKDOWN_KEY))
                 .effect(startPostprocess())
                 .label("OCR done, postprocess job chained (phase=postprocess)").add()
-            .row(State.MINERU_PARSING, Event.OCR_FAILED, State.FAILED).by(SYSTEM).effect(FAILURE)
+            .row(State.MINERU_PARSING, Event.OCR_FAILED, State.FAILED).by(SYSTEM).guard(ERROR_REPORTED, REPORTED)
                 .label("OCR failed").add()
             .row(State.LLM_PROCESSING, Event.POSTPROCESS_DONE, State.COMPLETED).by(SYSTEM)
                 .effect((task, command, changes) -> changes.put(PHASE, "finalize"))
                 .label("result stored (phase=finalize)").add()
-            .row(State.LLM_PROCESSING, Event.POSTPROCESS_FAILED, State.FAILED).by(SYSTEM).effect(FAILURE)
+            .row(State.LLM_PROCESSING, Event.POSTPROCESS_FAILED, State.FAILED).by(SYSTEM).guard(ERROR_REPORTED, REPORTED)
                 .label("postprocess failed, markdown key kept").add()
             .row(State.PENDING, Event.CANCEL, State.CANCELLED).by(USER).label("POST /cancel (still queued)").add()
             // retry: both rows are guarded, so that a refused postprocess retry never falls back to a full one
@@ -153,10 +157,7 @@ public final class EtlTask {
                     return Verdict.when(stage == null || "mineru".equals(stage), INVALID_FROM_STAGE,
                             FROM_STAGE + " must be mineru or postprocess, was " + stage);
                 })
-                .effect((task, command, changes) -> {
-                    changes.put(PHASE, "ocr");
-                    clearError(changes);
-                })
+                .effect((task, command, changes) -> changes.put(PHASE, "ocr"))
                 .label("POST /retry from_stage=mineru (default)").add()
             .refuse(State.MINERU_PARSING, Event.CANCEL, TASK_ALREADY_STARTED, "OCR already started; the task is not cancelled")
             .refuse(State.LLM_PROCESSING, Event.CANCEL, TASK_ALREADY_STARTED, "post-processing already started; the task is not cancelled")
@@ -188,12 +189,6 @@ public final class EtlTask {
         return (task, command, changes) -> {
             changes.put(PHASE, "postprocess");
             changes.put(ATTEMPT_POSTPROCESS, Attrs.incremented(task, ATTEMPT_POSTPROCESS));
-            clearError(changes);
         };
-    }
-
-    private static void clearError(Map<String, @Nullable String> changes) {
-        changes.put(ERROR_CODE, null);
-        changes.put(ERROR_MESSAGE, null);
     }
 }

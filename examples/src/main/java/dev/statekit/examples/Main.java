@@ -8,10 +8,10 @@ import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
-import dev.statekit.examples.hosts.CompressionHost;
-import dev.statekit.examples.hosts.EtlHost;
-import dev.statekit.examples.hosts.NovelProoferHost;
-import dev.statekit.examples.hosts.ReadDoHost;
+import dev.statekit.examples.hosts.programs.CompressionProgram;
+import dev.statekit.examples.hosts.programs.EtlProgram;
+import dev.statekit.examples.hosts.programs.NovelProoferProgram;
+import dev.statekit.examples.hosts.programs.ReadDoProgram;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.Store;
@@ -53,7 +53,7 @@ public final class Main {
             "STORE: nothing for an H2 database in ./build/statekit-h2/, --jdbc-url URL [--user U] [--password P]"
                     + " for PostgreSQL (or H2) at URL, --in-memory for an in-memory store");
 
-    /** A host program over a store. */
+    /** A sample program over a store. */
     @FunctionalInterface
     private interface Host {
         int run(Store store, PrintStream out) throws InterruptedException;
@@ -88,13 +88,13 @@ public final class Main {
         String command = args.isEmpty() ? "novel-proofer" : args.get(0);
         switch (command) {
             case "novel-proofer":
-                return host(args, out, err, NovelProoferHost::run);
+                return host(args, out, err, NovelProoferProgram::run);
             case "read-do":
-                return host(args, out, err, ReadDoHost::run);
+                return host(args, out, err, ReadDoProgram::run);
             case "etl":
-                return host(args, out, err, EtlHost::run);
+                return host(args, out, err, EtlProgram::run);
             case "compression":
-                return host(args, out, err, CompressionHost::run);
+                return host(args, out, err, CompressionProgram::run);
             case "demo":
                 if (args.size() > 1) return usage(err);
                 demo(out);
@@ -208,8 +208,7 @@ public final class Main {
         out.println("created   item " + id + " in " + machine.initial());
 
         step(out, clock, engine, machine, id, Event.ENQUEUE, Command.system().reason("auto-enqueue"));
-        Outcome<State> leased = step(out, clock, engine, machine, id, Event.LEASE,
-                Command.system().actor("worker-1").set(ReadDoItem.LEASE_OWNER, "worker-1"));
+        Outcome<State> leased = step(out, clock, engine, machine, id, Event.LEASE, Command.system().actor("worker-1"));
         String run = leased.orElseThrow().task().attribute(ReadDoItem.RUN_ID);
         step(out, clock, engine, machine, id, Event.PROCESS, Command.user("alice").reason("process it now"));
         Command success = Command.system().actor("worker-1").reason("pipeline success");

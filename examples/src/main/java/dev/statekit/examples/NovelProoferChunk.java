@@ -4,24 +4,24 @@ import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 
 import dev.statekit.core.Command;
-import dev.statekit.core.Effect;
+import dev.statekit.core.Guard;
 import dev.statekit.core.Machine;
 import dev.statekit.core.RetryPolicy;
+import dev.statekit.core.Verdict;
 import java.time.Duration;
-import java.util.Map;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The novel-proofer chunk: one slice of a proofreading job, from {@code pending} through
  * {@code processing} (with {@code retrying} as the automatic back-off inside one processing
  * attempt, not a retry queue) to {@code done} or {@code error}.
  *
- * <p>An error report carries the attributes {@value #ERROR_CODE} and {@value #ERROR_MESSAGE}; the
- * effect of {@link Event#RETRYABLE_ERROR} and {@link Event#FAIL} moves them into
- * {@value #LAST_ERROR_CODE} and {@value #LAST_ERROR_MESSAGE}, and a retryable error also counts
- * {@value #RETRIES}. Later successes keep both: they are the chunk's diagnostic history, not a
- * current error. A manual retry of failed chunks ({@link Event#RETRY_FAILED}) puts them back to
- * {@code pending} to be scheduled again.
+ * <p>The seed's {@code retries} and {@code last_error_code} / {@code last_error_message} are the
+ * task record's {@code retries()} and {@code lastError()}: an error report carries its error as
+ * {@link Command#error()} (the guard {@value #ERROR_REPORTED} refuses one without, with
+ * {@value #ERROR_MISSING}), the engine records it as the last error, and the runtime counts the
+ * automatic retries. Later successes keep both: they are the chunk's diagnostic history, not a
+ * current error. The only attribute is {@value #LLM_MODEL}. A manual retry of failed chunks
+ * ({@link Event#RETRY_FAILED}) puts them back to {@code pending} to be scheduled again.
  *
  * <p>Run policy: a runtime claims pending chunks ({@link Event#START}) and retrying chunks whose
  * back-off is over ({@link Event#BACKOFF_DONE}), both into {@code processing}. A worker's success
@@ -30,22 +30,14 @@ import org.jspecify.annotations.Nullable;
  * error {@link Event#FAIL}. {@link Event#RELEASE} puts a chunk back to {@code pending}: it is the
  * release (graceful shutdown, snooze), the recovery of an expired lease and of a restart, and the
  * cancel event, so that stopping a chunk's work for a pause or a reset returns it to
- * {@code pending} rather than ending it. A worker reports its error with {@value #ERROR_CODE} and
- * {@value #ERROR_MESSAGE} as progress attributes, which the runtime writes with the failure.
+ * {@code pending} rather than ending it. A worker's failure reaches the table as the error of the
+ * runtime's command.
  */
 public final class NovelProoferChunk {
-    /** The attribute counting automatic retries of the LLM request. */
-    public static final String RETRIES = "retries";
-    /** The attribute holding the code of the latest error (kept after a later success). */
-    public static final String LAST_ERROR_CODE = "last_error_code";
-    /** The attribute holding the message of the latest error (kept after a later success). */
-    public static final String LAST_ERROR_MESSAGE = "last_error_message";
-    /** The command attribute with which a worker reports an error code. */
-    public static final String ERROR_CODE = "error_code";
-    /** The command attribute with which a worker reports an error message. */
-    public static final String ERROR_MESSAGE = "error_message";
-    /** The code recorded when an error report carries none. */
-    public static final String UNKNOWN_ERROR = "UNKNOWN_ERROR";
+    /** The name of the guard that makes an error report carry its error. */
+    public static final String ERROR_REPORTED = "error-reported";
+    /** The refusal code of an error report without an error. */
+    public static final String ERROR_MISSING = "ERROR_MISSING";
     /** The attribute naming the model of the latest (or next) processing of the chunk. */
     public static final String LLM_MODEL = "llm_model";
 
@@ -88,8 +80,9 @@ public final class NovelProoferChunk {
         RELEASE
     }
 
-    /** Moves the reported error into the chunk's {@code last_error_*} attributes. */
-    private static final Effect<State> RECORD_ERROR = (task, command, changes) -> recordError(command, changes);
+    /** An error report must carry its error, which becomes the chunk's last error. */
+    private static final Guard<State> REPORTED = (task, command) ->
+            Verdict.when(command.error() != null, ERROR_MISSING, "an error report needs its error (code and message)");
 
     /** The chunk machine. */
     public static final Machine<State, Event> MACHINE = Machine.builder("novel-proofer-chunk", State.class, Event.class)
@@ -98,17 +91,13 @@ public final class NovelProoferChunk {
             .terminal(State.DONE)
             .row(State.PENDING, Event.START, State.PROCESSING).by(SYSTEM).label("worker starts").add()
             .row(State.PROCESSING, Event.SUCCEED, State.DONE).by(SYSTEM).label("success, output validated").add()
-            .row(State.PROCESSING, Event.FAIL, State.ERROR).by(SYSTEM).effect(RECORD_ERROR)
+            .row(State.PROCESSING, Event.FAIL, State.ERROR).by(SYSTEM).guard(ERROR_REPORTED, REPORTED)
                 .label("non-retryable or max retries").add()
-            .row(State.PROCESSING, Event.RETRYABLE_ERROR, State.RETRYING).by(SYSTEM)
-                .effect((task, command, changes) -> {
-                    changes.put(RETRIES, Attrs.incremented(task, RETRIES));
-                    recordError(command, changes);
-                })
+            .row(State.PROCESSING, Event.RETRYABLE_ERROR, State.RETRYING).by(SYSTEM).guard(ERROR_REPORTED, REPORTED)
                 .label("retryable LLM error (429/5xx/timeout), back off").add()
             .row(State.RETRYING, Event.BACKOFF_DONE, State.PROCESSING).by(SYSTEM).label("backoff done, next attempt").add()
             .row(State.RETRYING, Event.SUCCEED, State.DONE).by(SYSTEM).label("a retry succeeded").add()
-            .row(State.RETRYING, Event.FAIL, State.ERROR).by(SYSTEM).effect(RECORD_ERROR).label("final failure").add()
+            .row(State.RETRYING, Event.FAIL, State.ERROR).by(SYSTEM).guard(ERROR_REPORTED, REPORTED).label("final failure").add()
             .row(State.ERROR, Event.RETRY_FAILED, State.PENDING).by(USER).label("manual /retry-failed").add()
             .row(State.PROCESSING, Event.RELEASE, State.PENDING).by(SYSTEM).label("pause, reset or restart heal").add()
             .row(State.RETRYING, Event.RELEASE, State.PENDING).by(SYSTEM).label("pause, reset or restart heal").add()
@@ -124,15 +113,4 @@ public final class NovelProoferChunk {
             .build();
 
     private NovelProoferChunk() {}
-
-    private static void recordError(Command command, Map<String, @Nullable String> changes) {
-        String code = command.attributes().get(ERROR_CODE);
-        String message = command.attributes().get(ERROR_MESSAGE);
-        // the report's own keys are not kept on the chunk: only the last_error_* pair is
-        changes.remove(ERROR_CODE);
-        changes.remove(ERROR_MESSAGE);
-        // both are replaced together, so that a code never sits beside an older error's message
-        changes.put(LAST_ERROR_CODE, Attrs.given(code) ? code : UNKNOWN_ERROR);
-        changes.put(LAST_ERROR_MESSAGE, Attrs.given(message) ? message : null);
-    }
 }

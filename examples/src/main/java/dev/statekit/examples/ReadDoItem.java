@@ -10,12 +10,12 @@ import dev.statekit.core.Machine;
 import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.Task;
 import dev.statekit.core.Verdict;
+import dev.statekit.store.TaskError;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The Read→Do item: a captured link on its way through the processing pipeline (extract,
@@ -30,54 +30,41 @@ import org.jspecify.annotations.Nullable;
  * <p>Attributes:
  * <ul>
  *   <li>{@value #RUN_ID}: the pipeline run the item is on, {@code run-N}, assigned by
- *       {@link Event#LEASE} (which counts {@value #RUNS}); {@value #LEASE_OWNER} names the worker
- *       holding the lease.</li>
+ *       {@link Event#LEASE} (which counts {@value #RUNS}).</li>
  *   <li>{@code summary_run_id}, {@code score_run_id}, {@code todos_run_id}, {@code card_run_id}:
  *       the run that wrote the latest version of each required artifact. The item is READY only
  *       when all four carry the current run id (the gate {@value #ARTIFACTS_COMPLETE}).</li>
- *   <li>{@value #FAILED_STEP}, {@value #ERROR_CODE}, {@value #MESSAGE}, {@value #RETRYABLE}: the
- *       failure of a {@code FAILED_*} item, given by the failure report and cleared when the item
- *       is processed again or exported.</li>
  *   <li>{@value #ARCHIVE_REASON}: {@code USER_ARCHIVE}, {@code SYSTEM_SKIP} or
  *       {@code FAILURE_ARCHIVE}.</li>
  * </ul>
  *
+ * <p>The contract's failure fields ({@code failed_step}, {@code error_code}, {@code message},
+ * {@code retryable}) are the record's {@code lastError()}: a failure report carries them as
+ * {@link Command#error()} (a {@link TaskError} with code, message, retryable and step), the guards
+ * check them there, and the engine records them as the item's last error. The host shows them while
+ * the item is {@code FAILED_*}. The contract's {@code lease_owner} and {@code lease_expires_at} are
+ * the record's lease.
+ *
  * <p>Run policy: a runtime claims queued items with {@link Event#LEASE} (the lease-acquire) into
  * {@code PROCESSING}; a worker's success is {@link Event#PIPELINE_SUCCEEDED}, which the READY gate
- * still checks, and any failure is {@link Event#STEP_FAILED}, which the reported
- * {@value #FAILED_STEP} sends to {@code FAILED_EXTRACTION} or {@code FAILED_AI}. There are no
- * in-place retries: a retryable failure ends in {@code FAILED_*} with {@value #RETRYABLE}
- * {@code true}, from where the contract's retry ({@link Event#PROCESS}, {@link Event#AUTO_RETRY})
- * queues it again. {@link Event#LEASE_EXPIRED} is the release and the recovery of an expired
- * lease. A claim applies the row {@code QUEUED → PROCESSING} without its effect, so a worker
- * reports {@value #RUN_ID} and {@value #RUNS} itself, as progress, together with the failure
- * fields of a failure.
+ * still checks, and any failure is {@link Event#STEP_FAILED}, which the failure's step sends to
+ * {@code FAILED_EXTRACTION} or {@code FAILED_AI}. There are no in-place retries: a retryable
+ * failure ends in {@code FAILED_*} with a retryable last error, from where the contract's retry
+ * ({@link Event#PROCESS}, {@link Event#AUTO_RETRY}) queues it again. {@link Event#LEASE_EXPIRED}
+ * is the release and the recovery of an expired lease. A claim applies the row
+ * {@code QUEUED → PROCESSING} with its effect, which counts {@value #RUNS} and names the run.
  */
 public final class ReadDoItem {
     /** The attribute holding the current pipeline run id. */
     public static final String RUN_ID = "run_id";
     /** The attribute counting pipeline runs. */
     public static final String RUNS = "runs";
-    /** The attribute naming the worker that holds the processing lease. */
-    public static final String LEASE_OWNER = "lease_owner";
     /** The required artifacts of a READY item. */
     public static final List<String> REQUIRED_ARTIFACTS = List.of("summary", "score", "todos", "card");
-    /** The failure attribute naming the failed step: extract, summarize, score, todos, card or export. */
-    public static final String FAILED_STEP = "failed_step";
-    /** The failure attribute holding the error code, for example {@code AI_TIMEOUT}. */
-    public static final String ERROR_CODE = "error_code";
-    /** The failure attribute holding a user-facing message. */
-    public static final String MESSAGE = "message";
-    /** The failure attribute telling whether the failure may be retried automatically: true or false. */
-    public static final String RETRYABLE = "retryable";
     /** The attribute telling why the item was archived. */
     public static final String ARCHIVE_REASON = "archive_reason";
     /** The command attribute of {@link Event#UNARCHIVE} asking to process the item again ({@code true}). */
     public static final String REGENERATE = "regenerate";
-    /** The attribute holding the code of the latest failed re-export of a shipped item. */
-    public static final String LAST_EXPORT_ERROR_CODE = "last_export_error_code";
-    /** The attribute holding the message of the latest failed re-export of a shipped item. */
-    public static final String LAST_EXPORT_ERROR_MESSAGE = "last_export_error_message";
 
     /** The name of the READY gate, and of the guard that checks it. */
     public static final String ARTIFACTS_COMPLETE = "artifacts-complete";
@@ -135,7 +122,7 @@ public final class ReadDoItem {
         /** An AI step failed. */
         AI_FAILED,
         /**
-         * A pipeline step failed, the step named by {@value ReadDoItem#FAILED_STEP}: {@code extract}
+         * A pipeline step failed, the step named by its error ({@link TaskError#step()}): {@code extract}
          * leads to {@code FAILED_EXTRACTION}, an AI step to {@code FAILED_AI}. The runtime's fatal event.
          */
         STEP_FAILED,
@@ -157,14 +144,11 @@ public final class ReadDoItem {
     private static final Guard<State> FAILURE_DESCRIBED = (task, command) -> describes(command, false);
     private static final Guard<State> AI_FAILURE_DESCRIBED = (task, command) -> describes(command, true);
 
-    /** Processing (again) starts from a clean slate: no failure, no archive reason, no request flag. */
+    /** Processing (again) starts from a clean slate: no archive reason, no request flag. */
     private static final Effect<State> REQUEUE = (task, command, changes) -> {
-        clearFailure(changes);
         changes.put(ARCHIVE_REASON, null);
         changes.put(REGENERATE, null);
     };
-
-    private static final Effect<State> CLEAR_FAILURE = (task, command, changes) -> clearFailure(changes);
 
     private static final Effect<State> ARCHIVE_EFFECT = (task, command, changes) -> {
         String reason = command.attributes().get(ARCHIVE_REASON);
@@ -187,61 +171,44 @@ public final class ReadDoItem {
                     changes.put(RUN_ID, "run-" + runs);
                 })
                 .label("worker lease-acquire (new run_id)").add()
-            .row(State.PROCESSING, Event.LEASE_EXPIRED, State.QUEUED).by(SYSTEM)
-                .effect((task, command, changes) -> changes.put(LEASE_OWNER, null))
-                .label("lease timeout, reclaimed").add()
+            .row(State.PROCESSING, Event.LEASE_EXPIRED, State.QUEUED).by(SYSTEM).label("lease timeout, reclaimed").add()
             // pipeline outcome
             .row(State.PROCESSING, Event.PIPELINE_SUCCEEDED, State.READY).by(SYSTEM)
                 .guard(ARTIFACTS_COMPLETE, (task, command) -> artifactsComplete(task, command))
-                .effect((task, command, changes) -> changes.put(LEASE_OWNER, null))
                 .label("pipeline success").add()
             .row(State.PROCESSING, Event.EXTRACTION_FAILED, State.FAILED_EXTRACTION).by(SYSTEM)
                 .guard("failure-described", FAILURE_DESCRIBED)
-                .effect(failure("extract"))
                 .label("step failure (failed_step=extract)").add()
             .row(State.PROCESSING, Event.AI_FAILED, State.FAILED_AI).by(SYSTEM)
                 .guard("ai-failure-described", AI_FAILURE_DESCRIBED)
-                .effect(failure(null))
                 .label("step failure (failed_step=summarize, score, todos or card)").add()
             // The contract's trigger of both failure rows is "step failure": one event whose
             // failed_step decides the target. A runtime has a single fatal event, and this is it.
             .row(State.PROCESSING, Event.STEP_FAILED, State.FAILED_EXTRACTION).by(SYSTEM)
                 .guard("failed-step-extract", (task, command) -> stepFailure(command, false))
-                .effect(failure("extract"))
                 .label("step failure, failed_step=extract").add()
             .row(State.PROCESSING, Event.STEP_FAILED, State.FAILED_AI).by(SYSTEM)
                 .guard("failed-step-ai", (task, command) -> stepFailure(command, true))
-                .effect(failure(null))
                 .label("step failure, failed_step=summarize, score, todos or card").add()
             // export: success from READY, FAILED_EXPORT (retry export) and SHIPPED (re-export)
             .row(State.READY, Event.EXPORT_SUCCEEDED, State.SHIPPED).by(SYSTEM, USER).label("export success").add()
             .row(State.READY, Event.MARK_SHIPPED, State.SHIPPED).by(USER).label("user marks shipped").add()
             .row(State.FAILED_EXPORT, Event.EXPORT_SUCCEEDED, State.SHIPPED).by(USER, SYSTEM)
-                .effect(CLEAR_FAILURE).label("POST /export (retry export)").add()
+                .label("POST /export (retry export)").add()
             .row(State.SHIPPED, Event.EXPORT_SUCCEEDED, State.SHIPPED).by(USER, SYSTEM).label("re-export").add()
             // Export failure. The routing rules allow export from READY, SHIPPED and FAILED_EXPORT
             // and send a failure to FAILED_EXPORT. From READY and FAILED_EXPORT (a failed retry)
             // that is what happens. A shipped item stays SHIPPED: its earlier export was delivered
-            // and stands, so a failed re-export only records last_export_error_* (the rules'
-            // alternative of keeping the state and recording the export failure).
+            // and stands, so a failed re-export only records its error as the last error (the
+            // rules' alternative of keeping the state and recording the export failure).
             .row(State.READY, Event.EXPORT_FAILED, State.FAILED_EXPORT).by(SYSTEM, USER)
                 .guard("failure-described", FAILURE_DESCRIBED)
-                .effect(failure("export"))
                 .label("export failure (failed_step=export)").add()
             .row(State.FAILED_EXPORT, Event.EXPORT_FAILED, State.FAILED_EXPORT).by(SYSTEM, USER)
                 .guard("failure-described", FAILURE_DESCRIBED)
-                .effect(failure("export"))
                 .label("retry export failed").add()
             .row(State.SHIPPED, Event.EXPORT_FAILED, State.SHIPPED).by(SYSTEM, USER)
                 .guard("failure-described", FAILURE_DESCRIBED)
-                .effect((task, command, changes) -> {
-                    changes.remove(FAILED_STEP);
-                    changes.remove(RETRYABLE);
-                    changes.remove(ERROR_CODE);
-                    changes.remove(MESSAGE);
-                    changes.put(LAST_EXPORT_ERROR_CODE, command.attributes().get(ERROR_CODE));
-                    changes.put(LAST_EXPORT_ERROR_MESSAGE, command.attributes().get(MESSAGE));
-                })
                 .label("re-export failed, earlier export stands").add()
             // retry and regenerate
             .row(State.FAILED_EXTRACTION, Event.PROCESS, State.QUEUED).by(USER).effect(REQUEUE).label("POST /process (retry)").add()
@@ -315,44 +282,29 @@ public final class ReadDoItem {
     }
 
     private static Verdict retryable(Task<State> task, Command command) {
-        return Verdict.when("true".equals(task.attribute(RETRYABLE)), NOT_RETRYABLE,
-                "the failure " + task.attribute(ERROR_CODE) + " is not retryable");
+        TaskError error = task.record().lastError();
+        return Verdict.when(error != null && error.retryable(), NOT_RETRYABLE,
+                "the failure " + (error == null ? "(none)" : error.code()) + " is not retryable");
     }
 
     /** The guard of {@link Event#STEP_FAILED}: a described failure of the extract step, or of an AI step. */
     private static Verdict stepFailure(Command command, boolean aiStep) {
         Verdict described = describes(command, aiStep);
         if (!described.allowed() || aiStep) return described;
-        String step = command.attributes().get(FAILED_STEP);
+        String step = Objects.requireNonNull(command.error()).step();
         return Verdict.when("extract".equals(step), FAILURE_UNDESCRIBED,
-                "an extraction failure needs " + FAILED_STEP + "=extract, was " + step);
+                "an extraction failure needs the step extract, was " + step);
     }
 
     private static Verdict describes(Command command, boolean aiStep) {
-        Map<String, @Nullable String> a = command.attributes();
-        if (!Attrs.given(a.get(ERROR_CODE)) || !Attrs.given(a.get(MESSAGE))) {
-            return Verdict.refuse(FAILURE_UNDESCRIBED, "a failure report needs " + ERROR_CODE + " and " + MESSAGE);
+        TaskError error = command.error();
+        if (error == null || !Attrs.given(error.message())) {
+            return Verdict.refuse(FAILURE_UNDESCRIBED, "a failure report needs an error with a code and a message");
         }
-        String step = a.get(FAILED_STEP);
+        String step = error.step();
         if (aiStep && (step == null || !AI_STEPS.contains(step))) {
-            return Verdict.refuse(FAILURE_UNDESCRIBED, "an AI failure needs " + FAILED_STEP + " in " + AI_STEPS.stream().sorted().toList());
+            return Verdict.refuse(FAILURE_UNDESCRIBED, "an AI failure needs a step in " + AI_STEPS.stream().sorted().toList());
         }
         return Verdict.allow();
-    }
-
-    /** Records a failure: the step ({@code null}: as reported), retryable as true or false, no lease. */
-    private static Effect<State> failure(@Nullable String step) {
-        return (task, command, changes) -> {
-            if (step != null) changes.put(FAILED_STEP, step);
-            changes.put(RETRYABLE, Boolean.toString("true".equals(command.attributes().get(RETRYABLE))));
-            changes.put(LEASE_OWNER, null);
-        };
-    }
-
-    private static void clearFailure(Map<String, @Nullable String> changes) {
-        changes.put(FAILED_STEP, null);
-        changes.put(ERROR_CODE, null);
-        changes.put(MESSAGE, null);
-        changes.put(RETRYABLE, null);
     }
 }

@@ -1,22 +1,26 @@
 package dev.statekit.examples;
 
-import static dev.statekit.examples.CompressionTask.BACKOFF_SECONDS;
-import static dev.statekit.examples.CompressionTask.QUEUE_PLACEMENT;
-import static dev.statekit.examples.CompressionTask.RETRY_COUNT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
+import dev.statekit.core.QueueOptions;
 import dev.statekit.core.RefusalCode;
 import dev.statekit.core.Task;
+import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Transition;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.ManualExecutor;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.core.spi.Worker;
 import dev.statekit.examples.CompressionTask.Event;
 import dev.statekit.examples.CompressionTask.State;
 import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TriggerSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +38,7 @@ class CompressionTaskTest extends MachineContract<State, Event> {
                 "QUEUED START RUNNING S",
                 "RUNNING SUCCEED COMPLETED S",
                 "RUNNING FAIL FAILED S",
-                "RUNNING RETRYABLE_ERROR RETRYING S [retry-budget]",
+                "RUNNING RETRYABLE_ERROR RETRYING S",
                 "RETRYING BACKOFF_ELAPSED QUEUED S",
                 "FAILED RETRY QUEUED U",
                 "RUNNING INTERRUPT INTERRUPTED S",
@@ -70,7 +74,7 @@ class CompressionTaskTest extends MachineContract<State, Event> {
         Command c = base(source);
         return switch (row.event()) {
             case BLOCK -> c.set(CompressionTask.BLOCKED_REASON, "disk_space");
-            case FAIL, RETRYABLE_ERROR -> c.set(CompressionTask.FAILURE_REASON, "temporary I/O error");
+            case FAIL, RETRYABLE_ERROR -> c.error(new TaskError("IO_ERROR", "temporary I/O error", true, null));
             default -> c;
         };
     }
@@ -87,44 +91,75 @@ class CompressionTaskTest extends MachineContract<State, Event> {
         return id;
     }
 
-    @Test
-    void retryableErrorsBackOffExponentiallyUntilTheBudgetIsSpent() {
-        long id = running();
-        List<String> backoffs = new ArrayList<>();
-        for (int i = 0; i < CompressionTask.DEFAULT_MAX_RETRIES; i++) {
-            var retrying = apply(id, Event.RETRYABLE_ERROR, SYSTEM);
-            backoffs.add(retrying.attribute(BACKOFF_SECONDS));
-            assertThat(apply(id, Event.BACKOFF_ELAPSED, SYSTEM).state()).isEqualTo(State.QUEUED);
-            apply(id, Event.START, SYSTEM);
-        }
-        assertThat(backoffs).containsExactly("1", "2", "4");
-        assertThat(task(id).attribute(RETRY_COUNT)).isEqualTo("3");
-        var r = refuse(id, Event.RETRYABLE_ERROR, SYSTEM, RefusalCode.GUARD_REFUSED, CompressionTask.RETRIES_EXHAUSTED);
-        assertThat(r.message()).contains("3 of 3");
-
-        assertThat(apply(id, Event.FAIL, SYSTEM.set(CompressionTask.FAILURE_REASON, "resource busy")).state()).isEqualTo(State.FAILED);
-        var retried = apply(id, Event.RETRY, ALICE);
-        assertThat(retried.state()).isEqualTo(State.QUEUED);
-        assertThat(retried.attribute(QUEUE_PLACEMENT)).isEqualTo("front");
-        assertThat(retried.attribute(RETRY_COUNT)).isEqualTo("0");
-        assertThat(retried.attributes().contains(CompressionTask.FAILURE_REASON)).isFalse();
-        assertThat(apply(id, Event.START, SYSTEM).attributes().contains(QUEUE_PLACEMENT)).isFalse();
+    /** A scheduler of the queue {@value #QUEUE} over the test's engine and clock, running {@code worker} on {@code executor}. */
+    TaskRuntime scheduler(ManualExecutor executor, Worker<State> worker) {
+        return TaskRuntime.builder(engine).owner("scheduler").executor(executor).workers(1).seed(1)
+                .register(machine(), QUEUE, worker, QueueOptions.defaults().concurrency(1)).build();
     }
 
-    @Test
-    void theRetryBudgetIsTheTasksOwnWhenItSetsOne() {
-        long id = engine.create(machine(), TaskSpec.defaults().attribute(CompressionTask.MAX_RETRIES, "0")).task().id();
+    /** Creates a task on the scheduler's queue and enqueues it. */
+    long enqueued() {
+        long id = engine.create(machine(), TaskSpec.defaults().queue(QUEUE)).task().id();
         apply(id, Event.ENQUEUE, SYSTEM);
-        apply(id, Event.START, SYSTEM);
-        refuse(id, Event.RETRYABLE_ERROR, SYSTEM, RefusalCode.GUARD_REFUSED, CompressionTask.RETRIES_EXHAUSTED);
+        return id;
+    }
+
+    static final String QUEUE = "compression-test";
+
+    @Test
+    void retryableErrorsBackOffExponentiallyUntilTheBudgetIsSpent() {
+        ManualExecutor executor = new ManualExecutor();
+        List<Long> started = new ArrayList<>();
+        TaskRuntime scheduler = scheduler(executor, ctx -> {
+            started.add(ctx.task().id());
+            return ctx.task().record().attempts() <= 4 ? WorkResult.retryable("IO_BUSY", "resource busy") : WorkResult.success();
+        });
+        long id = enqueued();
+        scheduler.start();
+        executor.runAll();
+        List<Duration> backoffs = new ArrayList<>();
+        for (int i = 0; i < CompressionTask.RETRY_POLICY.maxRetries(); i++) {
+            Task<State> retrying = task(id);
+            assertThat(retrying.state()).isEqualTo(State.RETRYING);
+            assertThat(retrying.record().retries()).isEqualTo(i + 1);
+            backoffs.add(Duration.between(clock.now(), retrying.record().notBefore()));
+            clock.advanceTo(retrying.record().notBefore());
+            executor.runAll();
+        }
+        // 1 s, 2 s, 4 s, each shortened by at most a fifth
+        for (int i = 0; i < backoffs.size(); i++) {
+            Duration base = Duration.ofSeconds(1L << i);
+            assertThat(backoffs.get(i)).isBetween(base.multipliedBy(8).dividedBy(10), base);
+        }
+        Task<State> failed = task(id);
+        assertThat(failed.state()).as("the budget of 3 retries is spent").isEqualTo(State.FAILED);
+        assertThat(failed.record().retries()).isEqualTo(3);
+        assertThat(failed.record().lastError().code()).isEqualTo("IO_BUSY");
+        var history = engine.history(id);
+        assertThat(history.get(history.size() - 1).reason()).contains("after 3 retries");
+
+        scheduler.pause(QUEUE);
+        long waiting = enqueued();
+        assertThat(scheduler.moveToFront(waiting)).isTrue();
+        assertThat(task(waiting).record().sequence()).isLessThan(task(id).record().sequence());
+        var retried = scheduler.retry(machine(), id, Event.RETRY, true, ALICE).orElseThrow().task();
+        assertThat(retried.state()).isEqualTo(State.QUEUED);
+        assertThat(retried.record().retries()).as("a fresh retry budget").isZero();
+        assertThat(retried.record().notBefore()).isNull();
+        assertThat(task(id).record().sequence()).as("at the front of its priority").isLessThan(task(waiting).record().sequence());
+        scheduler.resume(QUEUE);
+        executor.runAll();
+        assertThat(task(id).state()).isEqualTo(State.COMPLETED);
+        assertThat(started).containsExactly(id, id, id, id, id, waiting);
+        scheduler.halt();
     }
 
     @Test
     void theBackoffDoublesUpToThirtySeconds() {
-        List<Integer> seconds = new ArrayList<>();
-        for (int done = 0; done < 8; done++) seconds.add(CompressionTask.backoffSeconds(done));
-        assertThat(seconds).containsExactly(1, 2, 4, 8, 16, 30, 30, 30);
-        assertThat(CompressionTask.backoffSeconds(Integer.MAX_VALUE)).isEqualTo(30);
+        List<Long> seconds = new ArrayList<>();
+        for (int done = 0; done < 8; done++) seconds.add(CompressionTask.RETRY_POLICY.baseDelay(done).toSeconds());
+        assertThat(seconds).containsExactly(1L, 2L, 4L, 8L, 16L, 30L, 30L, 30L);
+        assertThat(CompressionTask.RETRY_POLICY.baseDelay(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(CompressionTask.MAX_BACKOFF_SECONDS));
     }
 
     @Test
@@ -164,11 +199,22 @@ class CompressionTaskTest extends MachineContract<State, Event> {
 
     @Test
     void anInterruptedTaskIsRecoveredToTheFrontOrFailed() {
-        long recovered = running();
-        apply(recovered, Event.INTERRUPT, SYSTEM.reason("app restarted"));
-        var queued = apply(recovered, Event.RECOVER, SYSTEM);
+        ManualExecutor crashed = new ManualExecutor();
+        TaskRuntime first = scheduler(crashed, ctx -> WorkResult.success());
+        long recovered = enqueued();
+        long next = enqueued();
+        first.start();
+        crashed.runNext();                      // the scheduler starts the first task, then the app crashes
+        assertThat(task(recovered).state()).isEqualTo(State.RUNNING);
+        first.halt();
+        crashed.drop();
+        TaskRuntime restarted = scheduler(new ManualExecutor(), ctx -> WorkResult.success());
+        restarted.start();                      // the same owner: its lost task is recovered at once
+        Task<State> queued = task(recovered);
         assertThat(queued.state()).isEqualTo(State.QUEUED);
-        assertThat(queued.attribute(QUEUE_PLACEMENT)).isEqualTo("front");
+        assertThat(queued.record().sequence()).as("at the front of its priority").isLessThan(task(next).record().sequence());
+        assertThat(engine.history(recovered)).extracting(e -> e.event()).containsExactly("ENQUEUE", "START", "INTERRUPT", "RECOVER");
+        restarted.halt();
 
         long failed = running();
         apply(failed, Event.INTERRUPT, SYSTEM);

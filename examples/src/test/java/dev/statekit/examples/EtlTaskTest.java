@@ -15,6 +15,8 @@ import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Transition;
 import dev.statekit.examples.EtlTask.Event;
 import dev.statekit.examples.EtlTask.State;
+import dev.statekit.examples.hosts.EtlHost;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TriggerSource;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +32,9 @@ class EtlTaskTest extends MachineContract<State, Event> {
         return List.of(
                 "PENDING START_OCR MINERU_PARSING S",
                 "MINERU_PARSING OCR_DONE LLM_PROCESSING S [markdown-pointer]",
-                "MINERU_PARSING OCR_FAILED FAILED S",
+                "MINERU_PARSING OCR_FAILED FAILED S [error-reported]",
                 "LLM_PROCESSING POSTPROCESS_DONE COMPLETED S",
-                "LLM_PROCESSING POSTPROCESS_FAILED FAILED S",
+                "LLM_PROCESSING POSTPROCESS_FAILED FAILED S [error-reported]",
                 "PENDING CANCEL CANCELLED U",
                 "FAILED RETRY LLM_PROCESSING U [from-stage-postprocess]",
                 "FAILED RETRY PENDING U [from-stage-mineru]");
@@ -59,10 +61,14 @@ class EtlTaskTest extends MachineContract<State, Event> {
         Command c = base(source);
         return switch (row.event()) {
             case OCR_DONE -> c.set(MARKDOWN_KEY, MARKDOWN);
-            case OCR_FAILED, POSTPROCESS_FAILED -> c.set(EtlTask.ERROR_CODE, "STAGE_FAILED").set(EtlTask.ERROR_MESSAGE, "stage failed");
+            case OCR_FAILED, POSTPROCESS_FAILED -> c.error(error("STAGE_FAILED", "stage failed"));
             case RETRY -> c.set(FROM_STAGE, row.to() == State.LLM_PROCESSING ? "postprocess" : "mineru");
             default -> c;
         };
+    }
+
+    static TaskError error(String code, String message) {
+        return new TaskError(code, message, false, null);
     }
 
     long parsing() {
@@ -74,7 +80,7 @@ class EtlTaskTest extends MachineContract<State, Event> {
     long postprocessFailed() {
         long id = parsing();
         apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
-        apply(id, Event.POSTPROCESS_FAILED, SYSTEM.set(EtlTask.ERROR_CODE, "LLM_TIMEOUT").set(EtlTask.ERROR_MESSAGE, "timed out"));
+        apply(id, Event.POSTPROCESS_FAILED, SYSTEM.error(error("LLM_TIMEOUT", "timed out")));
         return id;
     }
 
@@ -133,19 +139,19 @@ class EtlTaskTest extends MachineContract<State, Event> {
     @Test
     void retryFromPostprocessReusesTheOcrMarkdown() {
         long id = postprocessFailed();
-        assertThat(task(id).attribute(EtlTask.ERROR_CODE)).isEqualTo("LLM_TIMEOUT");
+        assertThat(EtlHost.fields(task(id))).containsEntry("error_code", "LLM_TIMEOUT").containsEntry("error_message", "timed out");
         var llm = apply(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"));
         assertThat(llm.state()).isEqualTo(State.LLM_PROCESSING);
         assertThat(llm.attribute(ATTEMPT_POSTPROCESS)).isEqualTo("2");
         assertThat(llm.attribute(ATTEMPT_OCR)).isEqualTo("1");
         assertThat(llm.attribute(MARKDOWN_KEY)).isEqualTo(MARKDOWN);
-        assertThat(llm.attributes().contains(EtlTask.ERROR_CODE)).isFalse();
+        assertThat(EtlHost.fields(llm)).doesNotContainKeys("error_code", "error_message");
     }
 
     @Test
     void retryFromPostprocessIsRefusedWithoutTheMarkdownPointer() {
         long id = parsing();
-        apply(id, Event.OCR_FAILED, SYSTEM.set(EtlTask.ERROR_CODE, "MINERU_ERROR"));
+        apply(id, Event.OCR_FAILED, SYSTEM.error(error("MINERU_ERROR", "MineRU failed")));
         var r = refuse(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"), RefusalCode.GUARD_REFUSED,
                 EtlTask.MARKDOWN_POINTER_MISSING);
         assertThat(r.message()).contains("from-stage-postprocess");
@@ -162,8 +168,9 @@ class EtlTaskTest extends MachineContract<State, Event> {
         var parsing = apply(id, Event.START_OCR, SYSTEM);
         assertThat(parsing.attribute(ATTEMPT_OCR)).isEqualTo("2");
         assertThat(parsing.attributes().contains(MARKDOWN_KEY)).isFalse();
-        apply(id, Event.OCR_FAILED, SYSTEM);
-        assertThat(task(id).attribute(EtlTask.ERROR_CODE)).isEqualTo("UNKNOWN_ERROR");
+        refuse(id, Event.OCR_FAILED, SYSTEM, RefusalCode.GUARD_REFUSED, EtlTask.ERROR_MISSING);
+        apply(id, Event.OCR_FAILED, SYSTEM.error(error("MINERU_ERROR", "MineRU failed")));
+        assertThat(EtlHost.fields(task(id))).containsEntry("error_code", "MINERU_ERROR");
         refuse(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"), RefusalCode.GUARD_REFUSED, EtlTask.MARKDOWN_POINTER_MISSING);
         assertThat(apply(id, Event.RETRY, ALICE.set(FROM_STAGE, "mineru")).state()).isEqualTo(State.PENDING);
     }

@@ -207,8 +207,8 @@ class NovelProoferJobTest extends MachineContract<State, Event> {
         assertThat(chunkState(processing)).isEqualTo(NovelProoferChunk.State.PENDING);
         assertThat(chunkState(retrying)).isEqualTo(NovelProoferChunk.State.PENDING);
         assertThat(chunkState(done)).isEqualTo(NovelProoferChunk.State.DONE);
-        // the retry count survives the heal: it is the chunk's history
-        assertThat(engine.find(CHUNK, retrying).orElseThrow().attribute(NovelProoferChunk.RETRIES)).isEqualTo("1");
+        // the retry's error survives the heal: it is the chunk's history
+        assertThat(engine.find(CHUNK, retrying).orElseThrow().record().lastError().code()).isEqualTo("LLM_429");
     }
 
     @Test

@@ -1,12 +1,9 @@
 package dev.statekit.examples;
 
 import static dev.statekit.examples.ReadDoItem.ARCHIVE_REASON;
-import static dev.statekit.examples.ReadDoItem.ERROR_CODE;
-import static dev.statekit.examples.ReadDoItem.FAILED_STEP;
-import static dev.statekit.examples.ReadDoItem.MESSAGE;
-import static dev.statekit.examples.ReadDoItem.RETRYABLE;
 import static dev.statekit.examples.ReadDoItem.RUN_ID;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
@@ -16,6 +13,8 @@ import dev.statekit.core.Task;
 import dev.statekit.core.Transition;
 import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
+import dev.statekit.examples.hosts.ReadDoHost;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TriggerSource;
 import java.util.List;
 import java.util.Map;
@@ -80,12 +79,12 @@ class ReadDoItemTest extends MachineContract<State, Event> {
         Command c = base(source);
         return switch (row.event()) {
             case PIPELINE_SUCCEEDED -> artifacts(c, task.attribute(RUN_ID));
-            case EXTRACTION_FAILED -> failure(c, "EXTRACTION_FETCH_FAILED", true);
-            case AI_FAILED -> failure(c, "AI_TIMEOUT", true).set(FAILED_STEP, "summarize");
+            case EXTRACTION_FAILED -> failure(c, "EXTRACTION_FETCH_FAILED", true, null);
+            case AI_FAILED -> failure(c, "AI_TIMEOUT", true, "summarize");
             case STEP_FAILED -> row.to() == State.FAILED_EXTRACTION
-                    ? failure(c, "EXTRACTION_PARSE_FAILED", false).set(FAILED_STEP, "extract")
-                    : failure(c, "AI_RATE_LIMITED", true).set(FAILED_STEP, "score");
-            case EXPORT_FAILED -> failure(c, "EXPORT_WRITE_FAILED", true);
+                    ? failure(c, "EXTRACTION_PARSE_FAILED", false, "extract")
+                    : failure(c, "AI_RATE_LIMITED", true, "score");
+            case EXPORT_FAILED -> failure(c, "EXPORT_WRITE_FAILED", true, null);
             case UNARCHIVE -> row.to() == State.QUEUED ? c.set(ReadDoItem.REGENERATE, "true") : c;
             default -> c;
         };
@@ -96,15 +95,16 @@ class ReadDoItemTest extends MachineContract<State, Event> {
         return c;
     }
 
-    static Command failure(Command c, String code, boolean retryable) {
-        return c.set(ERROR_CODE, code).set(MESSAGE, "step failed: " + code).set(RETRYABLE, Boolean.toString(retryable));
+    /** Returns {@code c} reporting the failure {@code code} of {@code step} (null: the step the event implies). */
+    static Command failure(Command c, String code, boolean retryable, @Nullable String step) {
+        return c.error(new TaskError(code, "step failed: " + code, retryable, step));
     }
 
     /** Creates an item and brings it to PROCESSING. */
     long processing() {
         long id = create();
         apply(id, Event.ENQUEUE, SYSTEM);
-        apply(id, Event.LEASE, SYSTEM.set(ReadDoItem.LEASE_OWNER, "worker-1"));
+        apply(id, Event.LEASE, SYSTEM.actor("worker-1"));
         return id;
     }
 
@@ -117,7 +117,7 @@ class ReadDoItemTest extends MachineContract<State, Event> {
 
     long failedAi(boolean retryable) {
         long id = processing();
-        apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_SCHEMA_INVALID", retryable).set(FAILED_STEP, "todos"));
+        apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_SCHEMA_INVALID", retryable, "todos"));
         return id;
     }
 
@@ -134,10 +134,9 @@ class ReadDoItemTest extends MachineContract<State, Event> {
     void everyLeaseStartsANewRun() {
         long id = processing();
         assertThat(task(id).attribute(RUN_ID)).isEqualTo("run-1");
-        assertThat(task(id).attribute(ReadDoItem.LEASE_OWNER)).isEqualTo("worker-1");
+        assertThat(engine.history(id).get(1).actor()).as("the lease-acquire names its worker").isEqualTo("worker-1");
         var queued = apply(id, Event.LEASE_EXPIRED, SYSTEM.reason("lease timeout"));
         assertThat(queued.state()).isEqualTo(State.QUEUED);
-        assertThat(queued.attributes().contains(ReadDoItem.LEASE_OWNER)).isFalse();
         assertThat(apply(id, Event.LEASE, SYSTEM).attribute(RUN_ID)).isEqualTo("run-2");
     }
 
@@ -151,7 +150,6 @@ class ReadDoItemTest extends MachineContract<State, Event> {
 
         var ready = apply(id, Event.PIPELINE_SUCCEEDED, partial.set(ReadDoItem.artifactKey("card"), "run-1"));
         assertThat(ready.state()).isEqualTo(State.READY);
-        assertThat(ready.attributes().contains(ReadDoItem.LEASE_OWNER)).isFalse();
     }
 
     @Test
@@ -167,58 +165,56 @@ class ReadDoItemTest extends MachineContract<State, Event> {
     @Test
     void aFailureRecordsStepCodeMessageAndRetryable() {
         long extraction = processing();
-        var failed = apply(extraction, Event.EXTRACTION_FAILED, failure(SYSTEM, "EXTRACTION_PARSE_FAILED", false));
+        var failed = apply(extraction, Event.EXTRACTION_FAILED, failure(SYSTEM, "EXTRACTION_PARSE_FAILED", false, null));
         assertThat(failed.state()).isEqualTo(State.FAILED_EXTRACTION);
-        assertThat(failed.attribute(FAILED_STEP)).isEqualTo("extract");
-        assertThat(failed.attribute(ERROR_CODE)).isEqualTo("EXTRACTION_PARSE_FAILED");
-        assertThat(failed.attribute(MESSAGE)).isEqualTo("step failed: EXTRACTION_PARSE_FAILED");
-        assertThat(failed.attribute(RETRYABLE)).isEqualTo("false");
+        assertThat(failed.record().lastError().code()).isEqualTo("EXTRACTION_PARSE_FAILED");
+        assertThat(ReadDoHost.failure(failed)).containsExactly(entry("failed_step", "extract"),
+                entry("error_code", "EXTRACTION_PARSE_FAILED"), entry("message", "step failed: EXTRACTION_PARSE_FAILED"),
+                entry("retryable", "false"));
 
         long ai = failedAi(true);
         assertThat(task(ai).state()).isEqualTo(State.FAILED_AI);
-        assertThat(task(ai).attribute(FAILED_STEP)).isEqualTo("todos");
-        assertThat(task(ai).attribute(RETRYABLE)).isEqualTo("true");
+        assertThat(ReadDoHost.failure(task(ai))).containsEntry("failed_step", "todos").containsEntry("retryable", "true");
 
         long export = ready();
-        var exportFailed = apply(export, Event.EXPORT_FAILED, ALICE.set(ERROR_CODE, "EXPORT_RENDER_FAILED").set(MESSAGE, "render failed"));
+        var exportFailed = apply(export, Event.EXPORT_FAILED, ALICE.error(new TaskError("EXPORT_RENDER_FAILED", "render failed", false, null)));
         assertThat(exportFailed.state()).isEqualTo(State.FAILED_EXPORT);
-        assertThat(exportFailed.attribute(FAILED_STEP)).isEqualTo("export");
-        assertThat(exportFailed.attribute(RETRYABLE)).isEqualTo("false");
+        assertThat(ReadDoHost.failure(exportFailed)).containsEntry("failed_step", "export").containsEntry("retryable", "false")
+                .containsEntry("message", "render failed");
     }
 
     @Test
     void aFailureReportMustDescribeTheFailure() {
         long id = processing();
-        refuse(id, Event.EXTRACTION_FAILED, SYSTEM.set(ERROR_CODE, "EXTRACTION_FETCH_FAILED"),
+        refuse(id, Event.EXTRACTION_FAILED, SYSTEM, RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
+        refuse(id, Event.EXTRACTION_FAILED, SYSTEM.error(new TaskError("EXTRACTION_FETCH_FAILED", "", true, null)),
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
-        refuse(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true),
+        refuse(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true, null),
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
-        refuse(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true).set(FAILED_STEP, "extract"),
+        refuse(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true, "extract"),
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
-        assertThat(apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true).set(FAILED_STEP, "card")).state())
+        assertThat(apply(id, Event.AI_FAILED, failure(SYSTEM, "AI_TIMEOUT", true, "card")).state())
                 .isEqualTo(State.FAILED_AI);
     }
 
     @Test
     void aStepFailureGoesToTheFailedStateOfTheReportedStep() {
         long id = processing();
-        refuse(id, Event.STEP_FAILED, failure(SYSTEM, "AI_TIMEOUT", true),
+        refuse(id, Event.STEP_FAILED, failure(SYSTEM, "AI_TIMEOUT", true, null),
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
-        refuse(id, Event.STEP_FAILED, failure(SYSTEM, "EXPORT_WRITE_FAILED", false).set(FAILED_STEP, "export"),
+        refuse(id, Event.STEP_FAILED, failure(SYSTEM, "EXPORT_WRITE_FAILED", false, "export"),
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
-        refuse(id, Event.STEP_FAILED, SYSTEM.set(FAILED_STEP, "extract").set(ERROR_CODE, "EXTRACTION_FETCH_FAILED"),
+        refuse(id, Event.STEP_FAILED, SYSTEM.error(new TaskError("EXTRACTION_FETCH_FAILED", "", true, "extract")),
                 RefusalCode.GUARD_REFUSED, ReadDoItem.FAILURE_UNDESCRIBED);
-        var extraction = apply(id, Event.STEP_FAILED, failure(SYSTEM, "EXTRACTION_FETCH_FAILED", true).set(FAILED_STEP, "extract"));
+        var extraction = apply(id, Event.STEP_FAILED, failure(SYSTEM, "EXTRACTION_FETCH_FAILED", true, "extract"));
         assertThat(extraction.state()).isEqualTo(State.FAILED_EXTRACTION);
-        assertThat(extraction.attribute(FAILED_STEP)).isEqualTo("extract");
-        assertThat(extraction.attribute(RETRYABLE)).isEqualTo("true");
+        assertThat(ReadDoHost.failure(extraction)).containsEntry("failed_step", "extract").containsEntry("retryable", "true");
 
         long ai = processing();
-        var failedAi = apply(ai, Event.STEP_FAILED, failure(SYSTEM, "AI_SCHEMA_INVALID", false).set(FAILED_STEP, "todos"));
+        var failedAi = apply(ai, Event.STEP_FAILED, failure(SYSTEM, "AI_SCHEMA_INVALID", false, "todos"));
         assertThat(failedAi.state()).isEqualTo(State.FAILED_AI);
-        assertThat(failedAi.attribute(FAILED_STEP)).isEqualTo("todos");
-        assertThat(failedAi.attribute(ERROR_CODE)).isEqualTo("AI_SCHEMA_INVALID");
-        assertThat(failedAi.attribute(RETRYABLE)).isEqualTo("false");
+        assertThat(ReadDoHost.failure(failedAi)).containsEntry("failed_step", "todos").containsEntry("error_code", "AI_SCHEMA_INVALID")
+                .containsEntry("retryable", "false");
     }
 
     @Test
@@ -237,9 +233,8 @@ class ReadDoItemTest extends MachineContract<State, Event> {
     void retryClearsTheFailureAndTheNextLeaseStartsANewRun() {
         long id = failedAi(true);
         var queued = apply(id, Event.PROCESS, ALICE.reason("retry"));
-        for (String key : new String[] {FAILED_STEP, ERROR_CODE, MESSAGE, RETRYABLE}) {
-            assertThat(queued.attributes().contains(key)).as(key).isFalse();
-        }
+        assertThat(ReadDoHost.failure(queued)).as("no failure shown once queued again").isEmpty();
+        assertThat(queued.record().lastError().code()).as("the record keeps it as history").isEqualTo("AI_SCHEMA_INVALID");
         assertThat(apply(id, Event.LEASE, SYSTEM).attribute(RUN_ID)).isEqualTo("run-2");
     }
 
@@ -279,7 +274,7 @@ class ReadDoItemTest extends MachineContract<State, Event> {
         assertThat(archived.attribute(ARCHIVE_REASON)).isEqualTo("FAILURE_ARCHIVE");
         var queued = apply(id, Event.UNARCHIVE, ALICE);
         assertThat(queued.state()).isEqualTo(State.QUEUED);
-        assertThat(queued.attributes().contains(FAILED_STEP)).isFalse();
+        assertThat(ReadDoHost.failure(queued)).isEmpty();
     }
 
     @Test
@@ -311,27 +306,24 @@ class ReadDoItemTest extends MachineContract<State, Event> {
     @Test
     void retryExportFromFailedExportShipsAndClearsTheFailure() {
         long id = ready();
-        apply(id, Event.EXPORT_FAILED, failure(ALICE, "EXPORT_WRITE_FAILED", true));
-        var stillFailed = apply(id, Event.EXPORT_FAILED, failure(ALICE, "EXPORT_RENDER_FAILED", false));
+        apply(id, Event.EXPORT_FAILED, failure(ALICE, "EXPORT_WRITE_FAILED", true, null));
+        var stillFailed = apply(id, Event.EXPORT_FAILED, failure(ALICE, "EXPORT_RENDER_FAILED", false, null));
         assertThat(stillFailed.state()).isEqualTo(State.FAILED_EXPORT);
-        assertThat(stillFailed.attribute(ERROR_CODE)).isEqualTo("EXPORT_RENDER_FAILED");
+        assertThat(ReadDoHost.failure(stillFailed)).containsEntry("error_code", "EXPORT_RENDER_FAILED");
         var shipped = apply(id, Event.EXPORT_SUCCEEDED, ALICE);
         assertThat(shipped.state()).isEqualTo(State.SHIPPED);
-        assertThat(shipped.attributes().contains(FAILED_STEP)).isFalse();
-        assertThat(shipped.attributes().contains(ERROR_CODE)).isFalse();
+        assertThat(ReadDoHost.failure(shipped)).isEmpty();
     }
 
     @Test
     void aFailedReExportKeepsTheItemShipped() {
         long id = ready();
         apply(id, Event.MARK_SHIPPED, ALICE);
-        var shipped = apply(id, Event.EXPORT_FAILED, failure(SYSTEM, "EXPORT_WRITE_FAILED", true));
+        var shipped = apply(id, Event.EXPORT_FAILED, failure(SYSTEM, "EXPORT_WRITE_FAILED", true, null));
         assertThat(shipped.state()).isEqualTo(State.SHIPPED);
-        assertThat(shipped.attribute(ReadDoItem.LAST_EXPORT_ERROR_CODE)).isEqualTo("EXPORT_WRITE_FAILED");
-        assertThat(shipped.attribute(ReadDoItem.LAST_EXPORT_ERROR_MESSAGE)).isEqualTo("step failed: EXPORT_WRITE_FAILED");
-        for (String key : new String[] {FAILED_STEP, ERROR_CODE, MESSAGE, RETRYABLE}) {
-            assertThat(shipped.attributes().contains(key)).as(key).isFalse();
-        }
+        assertThat(shipped.record().lastError().code()).isEqualTo("EXPORT_WRITE_FAILED");
+        assertThat(shipped.record().lastError().message()).isEqualTo("step failed: EXPORT_WRITE_FAILED");
+        assertThat(ReadDoHost.failure(shipped)).as("a shipped item is not a failed one").isEmpty();
     }
 
     @Test

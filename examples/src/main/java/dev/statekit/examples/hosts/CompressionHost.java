@@ -10,7 +10,6 @@ import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
-import dev.statekit.core.spi.ErrorClassifier;
 import dev.statekit.core.spi.Precondition;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
@@ -21,22 +20,12 @@ import dev.statekit.store.QueueRecord;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.zip.Deflater;
 import org.jspecify.annotations.Nullable;
@@ -83,13 +72,10 @@ public final class CompressionHost implements AutoCloseable {
         long compress(WorkContext<State> context) throws Exception;
     }
 
-    private static final Set<State> ENDED = EnumSet.of(State.COMPLETED, State.FAILED, State.CANCELED);
-
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
     private final Machine<State, Event> machine;
     private final Compressor compressor;
-    private final ErrorClassifier classifier = ErrorClassifier.defaults();
 
     /**
      * Creates a host over {@code store}.
@@ -250,143 +236,17 @@ public final class CompressionHost implements AutoCloseable {
         return Tasks.all(engine, machine, TaskQuery.all().queue(QUEUE));
     }
 
-    /** The worker: compresses, and records why a failed attempt failed. */
-    private WorkResult work(WorkContext<State> ctx) {
-        try {
-            long bytes = compressor.compress(ctx);
-            Map<String, @Nullable String> result = new HashMap<>();
-            result.put(OUTPUT_BYTES, Long.toString(bytes));
-            result.put(CompressionTask.FAILURE_REASON, null);
-            return WorkResult.success(result);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failed(ctx, new WorkResult.Failure("INTERRUPTED", "the compression was interrupted", true, null));
-        } catch (Exception e) {
-            return failed(ctx, classifier.classify(e));
-        }
-    }
-
-    private static WorkResult failed(WorkContext<State> ctx, WorkResult.Failure f) {
-        ctx.progress(CompressionTask.FAILURE_REASON, f.code() + ": " + f.message());
-        return f;
+    /**
+     * The worker: compresses. A compressor's exception is classified by the runtime (temporary I/O
+     * is retried by {@link CompressionTask#RETRY_POLICY}) and kept as the task's last error.
+     */
+    private WorkResult work(WorkContext<State> ctx) throws Exception {
+        return WorkResult.success(Map.of(OUTPUT_BYTES, Long.toString(compressor.compress(ctx))));
     }
 
     /** Stops the scheduler gracefully and waits for it. */
     @Override
     public void close() {
         runtime.close();
-    }
-
-    // --- the sample program ---------------------------------------------------------------------
-
-    /**
-     * Runs the sample program on {@code store}: five files of three priorities, one moved to the
-     * front, the queue paused while the first compression runs and resumed after it, and one file
-     * that fails once with a temporary I/O error and is retried. Prints what happens and a summary.
-     *
-     * @return 0 when every task completed with never more than one running, 1 otherwise
-     */
-    public static int run(Store store, PrintStream out) throws InterruptedException {
-        out.println("compression host: one compression at a time, priorities, pause, retries");
-        CountDownLatch firstStarted = new CountDownLatch(1);
-        CountDownLatch releaseFirst = new CountDownLatch(1);
-        AtomicInteger runningNow = new AtomicInteger();
-        AtomicInteger maxRunning = new AtomicInteger();
-        List<String> starts = Collections.synchronizedList(new ArrayList<>());
-        Compressor deflate = deflater();
-        Compressor compressor = ctx -> {
-            String input = String.valueOf(ctx.task().attribute(INPUT));
-            int now = runningNow.incrementAndGet();
-            maxRunning.accumulateAndGet(now, Math::max);
-            starts.add(input);
-            try {
-                if (starts.size() == 1) {
-                    // the first compression runs until the program has paused the queue
-                    firstStarted.countDown();
-                    if (!releaseFirst.await(10, TimeUnit.SECONDS)) throw new IOException("not released");
-                }
-                if (input.startsWith("video") && ctx.task().record().attempts() == 1) {
-                    throw new IOException("the output drive is busy");
-                }
-                return deflate.compress(ctx);
-            } finally {
-                runningNow.decrementAndGet();
-            }
-        };
-        CompressionHost host = new CompressionHost(store, Clock.system(), null, "compression-1", compressor, true, null);
-        try {
-            return host.program(out, firstStarted, releaseFirst, starts, maxRunning);
-        } finally {
-            releaseFirst.countDown();
-            host.close();
-        }
-    }
-
-    private int program(PrintStream out, CountDownLatch firstStarted, CountDownLatch releaseFirst, List<String> starts,
-                        AtomicInteger maxRunning) throws InterruptedException {
-        try (Tasks.Conditions conditions = new Tasks.Conditions(engine)) {
-            start();
-            pauseQueue();
-            out.println("queue paused while adding files");
-            long photos = add("photos.tar", 3 << 20, CompressionTask.NORMAL);
-            long backup = add("backup.img", 2 << 20, CompressionTask.LOW);
-            long report = add("report.pdf", 1 << 20, CompressionTask.HIGH);
-            long video = add("video.mov", 2 << 20, CompressionTask.NORMAL);
-            long notes = add("notes.txt", 1 << 19, CompressionTask.NORMAL);
-            List<Long> all = List.of(photos, backup, report, video, notes);
-            for (long id : all) out.println("  added #" + id + " " + task(id).attribute(INPUT) + " (" + priority(task(id)) + ")");
-            startNow(notes);
-            out.println("start now: #" + notes + " notes.txt to the front of Normal");
-            resumeQueue();
-            out.println("queue resumed");
-            if (!firstStarted.await(10, TimeUnit.SECONDS)) {
-                out.println("nothing started in time");
-                return 1;
-            }
-            pauseQueue();
-            out.println("#" + report + " report.pdf is " + task(report).state() + "; Pause Queue: it keeps running");
-            releaseFirst.countDown();
-            if (!conditions.await(() -> ENDED.contains(task(report).state()), Duration.ofSeconds(10))) {
-                out.println("the first compression did not end in time");
-                return 1;
-            }
-            long runningAfter = tasks().stream().filter(t -> t.state() == State.RUNNING).count();
-            out.println("#" + report + " " + task(report).state() + "; queue " + (queue().paused() ? "paused" : "running") + ", "
-                    + runningAfter + " running, " + tasks().stream().filter(t -> t.state() == State.QUEUED).count() + " waiting");
-            resumeQueue();
-            out.println("queue resumed");
-            if (!conditions.await(() -> all.stream().allMatch(id -> ENDED.contains(task(id).state())), Duration.ofSeconds(20))) {
-                out.println("the queue did not drain in time");
-                return 1;
-            }
-            int completed = 0;
-            for (long id : all) {
-                Task<State> t = task(id);
-                if (t.state() == State.COMPLETED) completed++;
-                out.println(String.format(Locale.ROOT, "  #%d %-10s %-9s attempts %d, retries %d, %s -> %s bytes%s", id,
-                        t.attribute(INPUT), t.state(), t.record().attempts(), t.record().retries(), t.attribute(SIZE),
-                        t.attribute(OUTPUT_BYTES), t.record().lastError() == null ? "" : " (last error " + t.record().lastError().code() + ")"));
-            }
-            List<String> order;
-            synchronized (starts) {
-                order = List.copyOf(starts);
-            }
-            out.println("start order: " + String.join(", ", order));
-            int low = order.indexOf("backup.img");
-            if (low >= 0 && order.indexOf("video.mov") > low) {
-                out.println("  backup.img (Low) started before video.mov (Normal), after " + low
-                        + " consecutive higher-priority starts: anti-starvation");
-            }
-            Task<State> retried = task(video);
-            out.println(String.format(Locale.ROOT, "summary: %d/%d completed, at most %d running at once, video.mov retried %d time(s), "
-                    + "nothing started while paused: %s", completed, all.size(), maxRunning.get(), retried.record().retries(),
-                    runningAfter == 0));
-            return completed == all.size() && maxRunning.get() == 1 && runningAfter == 0 ? 0 : 1;
-        }
-    }
-
-    private static String priority(Task<State> t) {
-        int p = t.record().priority();
-        return p >= CompressionTask.HIGH ? "High" : p <= CompressionTask.LOW ? "Low" : "Normal";
     }
 }

@@ -18,23 +18,19 @@ import dev.statekit.examples.EtlTask.Event;
 import dev.statekit.examples.EtlTask.State;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
-import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,8 +72,6 @@ public final class EtlHost implements AutoCloseable {
         /** Post-processes the markdown at {@code markdownKey} in {@code mode}; returns the storage key of the final JSON. */
         String process(Task<State> task, String markdownKey, String mode) throws Exception;
     }
-
-    private static final Set<State> ENDED = EnumSet.of(State.COMPLETED, State.FAILED, State.CANCELLED);
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
@@ -198,7 +192,31 @@ public final class EtlHost implements AutoCloseable {
         return Tasks.get(engine, EtlTask.MACHINE, id);
     }
 
-    /** The OCR worker; the claim's start row already set the phase and counted the attempt. */
+    /**
+     * Returns the task as the seed's status record shows it: {@code status}, {@code phase}, the
+     * attempts per stage, the markdown key when there is one, and {@code error_code} and
+     * {@code error_message}, the task's last error, while it is {@code FAILED}.
+     */
+    public static Map<String, String> fields(Task<State> task) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("status", task.state().name().toLowerCase(Locale.ROOT));
+        fields.put("phase", task.attributes().getOrDefault(EtlTask.PHASE, "ocr"));
+        fields.put(EtlTask.ATTEMPT_OCR, task.attributes().getOrDefault(EtlTask.ATTEMPT_OCR, "0"));
+        fields.put(EtlTask.ATTEMPT_POSTPROCESS, task.attributes().getOrDefault(EtlTask.ATTEMPT_POSTPROCESS, "0"));
+        String markdown = task.attribute(EtlTask.MARKDOWN_KEY);
+        if (markdown != null) fields.put(EtlTask.MARKDOWN_KEY, markdown);
+        TaskError error = task.record().lastError();
+        if (task.state() == State.FAILED && error != null) {
+            fields.put("error_code", error.code());
+            fields.put("error_message", error.message());
+        }
+        return fields;
+    }
+
+    /**
+     * The OCR worker; the claim's start row already set the phase and counted the attempt. A
+     * failure, attributed to the step {@code mineru}, becomes the task's last error.
+     */
     private WorkResult parse(WorkContext<State> ctx) {
         Task<State> task = ctx.task();
         try {
@@ -206,16 +224,10 @@ public final class EtlHost implements AutoCloseable {
             return WorkResult.success(Map.of(EtlTask.MARKDOWN_KEY, markdown));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return reported(ctx, new WorkResult.Failure("INTERRUPTED", "the OCR was interrupted", true, "mineru"));
+            return new WorkResult.Failure("INTERRUPTED", "the OCR was interrupted", true, "mineru");
         } catch (Exception e) {
-            return reported(ctx, classifier.classify(e).atStep("mineru"));
+            return classifier.classify(e).atStep("mineru");
         }
-    }
-
-    private static WorkResult reported(WorkContext<State> ctx, WorkResult.Failure f) {
-        ctx.progress(EtlTask.ERROR_CODE, f.code());
-        ctx.progress(EtlTask.ERROR_MESSAGE, f.message());
-        return f;
     }
 
     /** The post-processing job of task {@code id}; reports against the version it read. */
@@ -233,7 +245,7 @@ public final class EtlHost implements AutoCloseable {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
             WorkResult.Failure f = classifier.classify(e);
             engine.fire(EtlTask.MACHINE, id, Event.POSTPROCESS_FAILED, done.reason("etl_postprocess_job failed")
-                    .set(EtlTask.ERROR_CODE, f.code()).set(EtlTask.ERROR_MESSAGE, f.message()));
+                    .error(new TaskError(f.code(), f.message(), f.retryable(), "postprocess")));
         }
     }
 
@@ -260,98 +272,6 @@ public final class EtlHost implements AutoCloseable {
                 ownedPostExecutor.shutdownNow();
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    // --- the sample program ---------------------------------------------------------------------
-
-    /**
-     * Runs the sample program on {@code store}: four documents; a cancel refused while one is
-     * parsed, a cancel of a pending one, a post-processing timeout retried from
-     * {@code postprocess} on the kept markdown. Prints what happens and a summary.
-     *
-     * @return 0 when the three documents not cancelled completed, 1 otherwise
-     */
-    public static int run(Store store, PrintStream out) throws InterruptedException {
-        out.println("etl host: OCR job chained with post-processing; cancel only while pending");
-        CountDownLatch parsing = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        AtomicInteger ocrCalls = new AtomicInteger();
-        Ocr simulated = simulatedOcr();
-        Ocr gatedOcr = task -> {
-            ocrCalls.incrementAndGet();
-            if (String.valueOf(task.attribute(DOCUMENT)).startsWith("invoice")) {
-                // hold the invoice in MINERU_PARSING until the program has tried to cancel it
-                parsing.countDown();
-                if (!release.await(10, TimeUnit.SECONDS)) throw new java.util.concurrent.TimeoutException("not released");
-            }
-            return simulated.parse(task);
-        };
-        EtlHost host = new EtlHost(store, Clock.system(), null, "etl-worker-1", gatedOcr, simulatedPostProcessor());
-        try {
-            return host.program(out, parsing, release, ocrCalls);
-        } finally {
-            release.countDown();
-            host.close();
-        }
-    }
-
-    private int program(PrintStream out, CountDownLatch parsing, CountDownLatch release, AtomicInteger ocrCalls) throws InterruptedException {
-        try (Tasks.Conditions conditions = new Tasks.Conditions(engine)) {
-            start();
-            long invoice = submit("invoice-2031.pdf", "invoices", "direct-json");
-            out.println("submitted task " + invoice + " invoice-2031.pdf (rule invoices, direct-json)");
-            if (!parsing.await(10, TimeUnit.SECONDS)) {
-                out.println("the OCR job did not start in time");
-                return 1;
-            }
-            CancelResult<State> refused = cancel(invoice, "user");
-            String refusal = refused.outcome() instanceof Outcome.Refused<State> r ? r.reasonCode() : refused.status().name();
-            out.println("cancel task " + invoice + " while " + task(invoice).state() + ": " + refused.status() + " " + refusal);
-            pause();
-            long scan = submit("scan-0007.png", null, "direct-json");
-            out.println("OCR queue paused; submitted task " + scan + " scan-0007.png (default rule: " + task(scan).attribute(EtlTask.POSTPROCESS_MODE) + ")");
-            long slow = submit("slow-contract.pdf", "contracts", "chunked-extract");
-            out.println("submitted task " + slow + " slow-contract.pdf (rule contracts, chunked-extract)");
-            long unwanted = submit("duplicate.pdf", null, "direct-json");
-            State before = task(unwanted).state();
-            CancelResult<State> cancelled = cancel(unwanted, "user");
-            out.println("cancel task " + unwanted + " duplicate.pdf while " + before + ": " + cancelled.status());
-            resume();
-            release.countDown();
-            List<Long> started = List.of(invoice, scan, slow);
-            if (!conditions.await(() -> started.stream().allMatch(id -> ENDED.contains(task(id).state())), Duration.ofSeconds(20))) {
-                out.println("the chains did not end in time");
-                return 1;
-            }
-            Task<State> failed = task(slow);
-            String keptMarkdown = failed.attribute(EtlTask.MARKDOWN_KEY);
-            out.println("task " + slow + " " + failed.state() + " in phase " + failed.attribute(EtlTask.PHASE) + ": "
-                    + failed.attribute(EtlTask.ERROR_CODE) + ", markdown kept at " + keptMarkdown);
-            Outcome<State> retried = retry(slow, "postprocess", "user");
-            out.println("retry task " + slow + " from postprocess: " + (retried.isApplied() ? retried.orElseThrow().task().state() : retried));
-            if (!conditions.await(() -> ENDED.contains(task(slow).state()), Duration.ofSeconds(20))) {
-                out.println("the retried post-processing did not end in time");
-                return 1;
-            }
-            List<String> lines = new ArrayList<>();
-            int completed = 0;
-            for (long id : List.of(invoice, scan, slow, unwanted)) {
-                Task<State> t = task(id);
-                if (t.state() == State.COMPLETED) completed++;
-                lines.add(String.format(Locale.ROOT, "task %d %-9s phase %-9s ocr attempts %s, post-processing attempts %s, result %s",
-                        id, t.state(), t.attributes().getOrDefault(EtlTask.PHASE, "-"), t.attributes().getOrDefault(EtlTask.ATTEMPT_OCR, "0"),
-                        t.attributes().getOrDefault(EtlTask.ATTEMPT_POSTPROCESS, "0"), t.attributes().getOrDefault(RESULT_KEY, "-")));
-            }
-            lines.forEach(out::println);
-            Task<State> retriedTask = task(slow);
-            boolean keptOcr = Objects.equals(keptMarkdown, retriedTask.attribute(EtlTask.MARKDOWN_KEY))
-                    && "1".equals(retriedTask.attribute(EtlTask.ATTEMPT_OCR));
-            out.println(String.format(Locale.ROOT, "summary: %d completed, 1 cancelled while pending, 1 cancel refused (%s), "
-                    + "post-processing retried %s, %d OCR runs", completed, refusal,
-                    keptOcr ? "on the kept OCR markdown" : "WITHOUT the OCR markdown", ocrCalls.get()));
-            return completed == 3 && task(unwanted).state() == State.CANCELLED && keptOcr
-                    && EtlTask.TASK_ALREADY_STARTED.equals(refusal) ? 0 : 1;
         }
     }
 }

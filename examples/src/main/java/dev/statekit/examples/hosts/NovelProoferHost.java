@@ -16,12 +16,13 @@ import dev.statekit.examples.NovelProoferChunk;
 import dev.statekit.examples.NovelProoferJob;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
-import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,8 +43,8 @@ import org.jspecify.annotations.Nullable;
  * listener reports the process phase done (every chunk done) or failed (some chunk in error).
  *
  * <p>The chunks ({@link NovelProoferChunk}) run under leases on the queue {@value #QUEUE}: an
- * answer 429 or 5xx is retried inside the same processing (the chunk waits in {@code RETRYING},
- * keeping {@code retries} and {@code last_error_*}), anything else ends the chunk in
+ * answer 429 or 5xx is retried inside the same processing (the chunk waits in {@code RETRYING};
+ * its record counts the retries and keeps the last error), anything else ends the chunk in
  * {@code ERROR}. On start the host heals a restart: its runtime puts the chunks it held back to
  * pending, and the host puts the chunks that were retrying back to pending too, as the seed's
  * restart heal does. The host serves one job at a time: pause and resume act on the whole queue.
@@ -81,7 +82,6 @@ public final class NovelProoferHost implements AutoCloseable {
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
     private final Llm llm;
-    private final ErrorClassifier classifier = ErrorClassifier.defaults();
 
     /**
      * Creates a host over {@code store}.
@@ -247,6 +247,26 @@ public final class NovelProoferHost implements AutoCloseable {
         return chunks;
     }
 
+    /**
+     * Returns a chunk as the seed's chunk table shows it: {@code state}, {@code retries},
+     * {@code llm_model}, and {@code last_error_code} and {@code last_error_message} when the chunk
+     * ever failed. The retries and the last error are the chunk's record, kept after a later
+     * success.
+     */
+    public static Map<String, String> chunkFields(Task<NovelProoferChunk.State> chunk) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("state", chunk.state().name().toLowerCase(Locale.ROOT));
+        fields.put("retries", Integer.toString(chunk.record().retries()));
+        String model = chunk.attribute(NovelProoferChunk.LLM_MODEL);
+        if (model != null) fields.put(NovelProoferChunk.LLM_MODEL, model);
+        TaskError error = chunk.record().lastError();
+        if (error != null) {
+            fields.put("last_error_code", error.code());
+            fields.put("last_error_message", error.message());
+        }
+        return fields;
+    }
+
     /** Cuts a job's text into chunks: its paragraphs, blank ones left out. */
     static List<String> slices(Task<NovelProoferJob.State> job) {
         String text = job.record().payload();
@@ -275,28 +295,18 @@ public final class NovelProoferHost implements AutoCloseable {
                 .set(DONE_CHUNKS, Integer.toString(done)).expectVersion(j.version()));
     }
 
-    /** The chunk worker: one LLM request; errors are reported as the chunk's error attributes. */
-    private WorkResult proofread(WorkContext<NovelProoferChunk.State> ctx) {
+    /**
+     * The chunk worker: one LLM request. A failure is classified by the runtime (429 and 5xx are
+     * retried) and kept as the chunk's last error.
+     */
+    private WorkResult proofread(WorkContext<NovelProoferChunk.State> ctx) throws Exception {
         Task<NovelProoferChunk.State> chunk = ctx.task();
         // stopped before the request: a pause or reset releases the chunk, and so does a snooze at shutdown
         if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
         String model = chunk.attributes().getOrDefault(NovelProoferChunk.LLM_MODEL, MODEL);
         int index = Integer.parseInt(chunk.attributes().getOrDefault(INDEX, "0"));
-        try {
-            String output = llm.proofread(index, chunk.record().attempts(), model, String.valueOf(chunk.record().payload()));
-            return WorkResult.success(Map.of(OUTPUT, output, NovelProoferChunk.LLM_MODEL, model));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return failure(ctx, new WorkResult.Failure("INTERRUPTED", "the request was interrupted", true, null));
-        } catch (Exception e) {
-            return failure(ctx, classifier.classify(e));
-        }
-    }
-
-    private static WorkResult failure(WorkContext<NovelProoferChunk.State> ctx, WorkResult.Failure f) {
-        ctx.progress(NovelProoferChunk.ERROR_CODE, f.code());
-        ctx.progress(NovelProoferChunk.ERROR_MESSAGE, f.message());
-        return f;
+        String output = llm.proofread(index, chunk.record().attempts(), model, String.valueOf(chunk.record().payload()));
+        return WorkResult.success(Map.of(OUTPUT, output, NovelProoferChunk.LLM_MODEL, model));
     }
 
     /** Hears chunks end and closes their job's process phase. */
@@ -315,76 +325,5 @@ public final class NovelProoferHost implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
-    }
-
-    // --- the sample program ---------------------------------------------------------------------
-
-    /** The text of the sample job: six paragraphs with slips for the LLM to correct. */
-    static final String SAMPLE = String.join("\n\n",
-            "It was late when teh ferry left the harbour , and the lamps swung  in the wind.",
-            "Mara counted the crates twice , then a third time, because teh numbers never agreed.",
-            "The captain said nothing. He watched the  coast fade until it was a grey line.",
-            "By midnight the sea had calmed , and teh crew slept in turns below deck.",
-            "Mara stayed up with the ledger, checking  every entry against the manifest.",
-            "At dawn she found it: one crate too many , and no name written on teh lid.");
-
-    /**
-     * Runs the sample program on {@code store}: one job of six chunks through validate, process
-     * (three workers, some chunks rate limited once), the merge gate and merge. Prints what happens
-     * and a summary.
-     *
-     * @return 0 when the job ended done, 1 otherwise
-     */
-    public static int run(Store store, PrintStream out) throws InterruptedException {
-        out.println("novel-proofer host: one job, chunks proofread by the runtime with a simulated LLM");
-        try (NovelProoferHost host = new NovelProoferHost(store)) {
-            return host.program(out);
-        }
-    }
-
-    private int program(PrintStream out) throws InterruptedException {
-        Tasks.Conditions conditions = new Tasks.Conditions(engine);
-        try {
-            start();
-            long job = submit("The Ferry", SAMPLE);
-            out.println("job " + job + " submitted: " + job(job).state());
-            validate(job).orElseThrow();
-            out.println("job " + job + " validated: " + job(job).attribute(TOTAL_CHUNKS) + " chunks, " + describe(job(job)));
-            startProcess(job, "user").orElseThrow();
-            out.println("job " + job + " processing: " + describe(job(job)));
-            boolean processed = conditions.await(() -> {
-                Task<NovelProoferJob.State> j = job(job);
-                return j.state() == NovelProoferJob.State.ERROR
-                        || (j.state() == NovelProoferJob.State.PAUSED && NovelProoferJob.MERGE.equals(j.attribute(NovelProoferJob.PHASE)));
-            }, Duration.ofSeconds(30));
-            if (!processed) {
-                out.println("job " + job + " did not finish processing in time: " + describe(job(job)));
-                return 1;
-            }
-            out.println("job " + job + " processed, waiting at the merge gate: " + describe(job(job)));
-            Optional<String> merged = merge(job, "user");
-            Task<NovelProoferJob.State> done = job(job);
-            out.println("job " + job + " merged: " + merged.map(String::length).orElse(0) + " characters, " + describe(done));
-            List<Task<NovelProoferChunk.State>> chunks = chunks(job);
-            long doneChunks = chunks.stream().filter(c -> c.state() == NovelProoferChunk.State.DONE).count();
-            long retried = chunks.stream().filter(c -> c.record().retries() > 0).count();
-            for (Task<NovelProoferChunk.State> c : chunks) {
-                out.println(String.format(Locale.ROOT, "  chunk %d (#%s) %s, attempts %d, retries %d%s: %s", c.id(), c.attribute(INDEX),
-                        c.state(), c.record().attempts(), c.record().retries(),
-                        c.attribute(NovelProoferChunk.LAST_ERROR_CODE) == null ? "" : ", last error " + c.attribute(NovelProoferChunk.LAST_ERROR_CODE),
-                        String.join(" ", engine.history(c.id()).stream().map(HistoryEntry::event).toList())));
-            }
-            out.println("merged text:");
-            merged.ifPresent(text -> text.lines().forEach(l -> out.println("  " + l)));
-            out.println(String.format(Locale.ROOT, "summary: job %d %s, %d/%d chunks done, %d retried after 429",
-                    job, done.state(), doneChunks, chunks.size(), retried));
-            return done.state() == NovelProoferJob.State.DONE && doneChunks == chunks.size() ? 0 : 1;
-        } finally {
-            conditions.close();
-        }
-    }
-
-    private static String describe(Task<NovelProoferJob.State> job) {
-        return job.state() + " (phase " + job.attribute(NovelProoferJob.PHASE) + ")";
     }
 }

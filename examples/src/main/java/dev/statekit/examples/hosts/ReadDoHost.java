@@ -17,14 +17,12 @@ import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
-import java.io.PrintStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -106,8 +104,7 @@ public final class ReadDoHost implements AutoCloseable {
     public record Export(Outcome<State> outcome, @Nullable String file, boolean written) {}
 
     private static final Map<String, String> ARTIFACT_OF_STEP = Map.of("summarize", "summary", "score", "score", "todos", "todos", "card", "card");
-    private static final Set<State> WORKED_ON = EnumSet.of(State.READY, State.SHIPPED, State.FAILED_EXTRACTION, State.FAILED_AI,
-            State.FAILED_EXPORT, State.ARCHIVED);
+    private static final Set<State> FAILED = EnumSet.of(State.FAILED_EXTRACTION, State.FAILED_AI, State.FAILED_EXPORT);
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
@@ -240,7 +237,7 @@ public final class ReadDoHost implements AutoCloseable {
     private WorkResult work(WorkContext<State> ctx) {
         Task<State> item = ctx.task();
         // the claim's lease-acquire row counted the run and named it
-        String runId = java.util.Objects.requireNonNull(item.attribute(ReadDoItem.RUN_ID), "run id");
+        String runId = Objects.requireNonNull(item.attribute(ReadDoItem.RUN_ID), "run id");
         Map<String, String> artifacts = new LinkedHashMap<>();
         for (String step : STEPS) {
             if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
@@ -248,12 +245,12 @@ public final class ReadDoHost implements AutoCloseable {
             try {
                 produced = steps.run(step, item, runId);
             } catch (StepException e) {
-                return failed(ctx, step, new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
+                return failed(new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return failed(ctx, step, new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
+                return failed(new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
             } catch (Exception e) {
-                return failed(ctx, step, classifier.classify(e).atStep(step));
+                return failed(classifier.classify(e).atStep(step));
             }
             String artifact = ARTIFACT_OF_STEP.get(step);
             if (artifact != null) {
@@ -264,95 +261,36 @@ public final class ReadDoHost implements AutoCloseable {
         return WorkResult.success(artifacts);
     }
 
-    private static WorkResult failed(WorkContext<State> ctx, String step, WorkResult.Failure f) {
-        ctx.progress(ReadDoItem.FAILED_STEP, step);
-        ctx.progress(ReadDoItem.ERROR_CODE, f.code());
-        ctx.progress(ReadDoItem.MESSAGE, f.message().isBlank() ? f.code() : f.message());
-        ctx.progress(ReadDoItem.RETRYABLE, Boolean.toString(f.retryable()));
-        return f;
+    /** Returns the failure of a step, which the runtime records as the item's last error; the contract wants a message. */
+    private static WorkResult failed(WorkResult.Failure f) {
+        return f.message().isBlank() ? new WorkResult.Failure(f.code(), f.code(), f.retryable(), f.step()) : f;
+    }
+
+    /**
+     * Returns the contract's failure fields of an item ({@code failed_step}, {@code error_code},
+     * {@code message}, {@code retryable}), as the API shows them: taken from the item's last error
+     * while it is {@code FAILED_*}, none otherwise. A failed state that implies its step
+     * ({@code FAILED_EXTRACTION}: extract, {@code FAILED_EXPORT}: export) names it when the error
+     * does not.
+     */
+    public static Map<String, String> failure(Task<State> item) {
+        TaskError error = item.record().lastError();
+        if (error == null || !FAILED.contains(item.state())) return Map.of();
+        String step = error.step();
+        if (step == null && item.state() == State.FAILED_EXTRACTION) step = "extract";
+        if (step == null && item.state() == State.FAILED_EXPORT) step = "export";
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (step != null) fields.put("failed_step", step);
+        fields.put("error_code", error.code());
+        fields.put("message", error.message());
+        fields.put("retryable", Boolean.toString(error.retryable()));
+        return fields;
     }
 
     /** Stops the runtime gracefully and waits for it. */
     @Override
     public void close() {
         runtime.close();
-    }
-
-    // --- the sample program ---------------------------------------------------------------------
-
-    /**
-     * Runs the sample program on {@code store}: three items captured (one twice), processed by the
-     * runtime, one failing at its todos step and retried, then all exported (one export repeated
-     * with its key). Prints what happens and a summary.
-     *
-     * @return 0 when every item was shipped, 1 otherwise
-     */
-    public static int run(Store store, PrintStream out) throws InterruptedException {
-        out.println("read-do host: items through extract, summarize, score, todos, card under a lease");
-        try (ReadDoHost host = new ReadDoHost(store)) {
-            return host.program(out);
-        }
-    }
-
-    private int program(PrintStream out) throws InterruptedException {
-        try (Tasks.Conditions conditions = new Tasks.Conditions(engine)) {
-            start();
-            List<Long> items = new ArrayList<>();
-            String[] urls = {"https://example.org/essay", "https://example.org/flaky-report", "https://example.org/interview"};
-            for (int i = 0; i < urls.length; i++) {
-                Created<State> c = capture(urls[i], "capture-" + i);
-                items.add(c.task().id());
-                out.println("captured item " + c.task().id() + " " + urls[i]);
-            }
-            Created<State> again = capture(urls[0], "capture-0");
-            out.println("captured " + urls[0] + " again with capture_id capture-0: item " + again.task().id()
-                    + (again.created() ? " (new)" : " (the same item, nothing queued)"));
-            if (!conditions.await(() -> items.stream().allMatch(id -> WORKED_ON.contains(item(id).state())), Duration.ofSeconds(20))) {
-                out.println("the pipeline did not finish in time");
-                return 1;
-            }
-            int failures = 0;
-            for (long id : items) {
-                Task<State> t = item(id);
-                out.println("item " + id + " " + t.state() + describe(t));
-                if (t.state() == State.FAILED_AI || t.state() == State.FAILED_EXTRACTION) {
-                    failures++;
-                    Outcome<State> retry = process(id, "retry-" + id, "user");
-                    out.println("retry item " + id + " (POST /process): " + (retry.isApplied() ? retry.orElseThrow().task().state() : retry));
-                }
-            }
-            if (!conditions.await(() -> items.stream().allMatch(id -> item(id).state() == State.READY), Duration.ofSeconds(20))) {
-                out.println("the retried items did not become ready in time");
-                return 1;
-            }
-            for (long id : items) {
-                Task<State> t = item(id);
-                out.println("item " + id + " READY with run " + t.attribute(ReadDoItem.RUN_ID) + ", score " + t.attribute("score"));
-            }
-            int replays = 0;
-            for (long id : items) {
-                String key = "export-" + id + "-card-v1-tpl-v1";
-                Export e = export(id, key, "user");
-                out.println("export item " + id + " key " + key + ": " + e.outcome().orElseThrow().task().state() + ", file " + e.file()
-                        + (e.written() ? " written" : ""));
-            }
-            Export repeat = export(items.get(0), "export-" + items.get(0) + "-card-v1-tpl-v1", "user");
-            if (repeat.outcome() instanceof Outcome.Applied<State> a && a.replayed() && !repeat.written()) replays++;
-            out.println("export item " + items.get(0) + " again with the same key: "
-                    + (replays == 1 ? "replayed, file " + repeat.file() + ", nothing written" : "NOT replayed"));
-            long shipped = items.stream().filter(id -> item(id).state() == State.SHIPPED).count();
-            out.println(String.format(Locale.ROOT, "summary: %d/%d items shipped, %d failed and retried, %d export files written, %d export replayed",
-                    shipped, items.size(), failures, filesWritten(), replays));
-            return shipped == items.size() && replays == 1 ? 0 : 1;
-        }
-    }
-
-    private static String describe(Task<State> t) {
-        if (t.state() == State.READY) return " (" + t.attribute(ReadDoItem.RUN_ID) + ")";
-        String step = t.attribute(ReadDoItem.FAILED_STEP);
-        if (step == null) return "";
-        return " at step " + step + ": " + t.attribute(ReadDoItem.ERROR_CODE) + ", " + t.attribute(ReadDoItem.MESSAGE)
-                + (Boolean.parseBoolean(t.attribute(ReadDoItem.RETRYABLE)) ? " (retryable)" : " (not retryable)");
     }
 
     /** Returns every item of the store. */

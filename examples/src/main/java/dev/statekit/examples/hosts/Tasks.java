@@ -3,24 +3,13 @@ package dev.statekit.examples.hosts;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Task;
 import dev.statekit.core.TransitionEngine;
-import dev.statekit.core.spi.Cancellable;
-import dev.statekit.core.spi.TransitionListener;
-import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
 import dev.statekit.store.TaskQuery;
-import dev.statekit.store.TaskRecord;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 
-/** Helpers the hosts share: reading every task of a query, and waiting for a condition with a deadline. */
+/** Helpers the hosts share: reading every task of a query, and one task that must exist. */
 final class Tasks {
     private Tasks() {}
 
@@ -37,83 +26,5 @@ final class Tasks {
     /** Returns the task {@code id} of {@code machine}; it must exist. */
     static <S extends Enum<S>, E extends Enum<E>> Task<S> get(TransitionEngine engine, Machine<S, E> machine, long id) {
         return engine.find(machine, id).orElseThrow(() -> new IllegalArgumentException("no task " + id + " of " + machine.name()));
-    }
-
-    /**
-     * Completes futures when conditions over the store hold. A condition is checked when it is
-     * registered and after every transition the engine applies, so it must depend only on what
-     * the engine writes (claims by the store are seen at the next transition).
-     */
-    static final class Conditions implements TransitionListener, AutoCloseable {
-        private record Waiter(BooleanSupplier condition, CompletableFuture<Void> future) {}
-
-        private final List<Waiter> waiters = new CopyOnWriteArrayList<>();
-        private final Cancellable subscription;
-
-        Conditions(TransitionEngine engine) {
-            this.subscription = engine.subscribe(this);
-        }
-
-        /** Returns a future completed once {@code condition} holds. */
-        CompletableFuture<Void> when(BooleanSupplier condition) {
-            Waiter w = new Waiter(condition, new CompletableFuture<>());
-            waiters.add(w);
-            check(w);
-            return w.future();
-        }
-
-        /**
-         * Waits until {@code condition} holds or {@code timeout} has passed.
-         *
-         * @return whether the condition holds
-         */
-        boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
-            CompletableFuture<Void> f = when(condition);
-            try {
-                f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                return true;
-            } catch (TimeoutException e) {
-                f.cancel(false);
-                return condition.getAsBoolean();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("a condition failed", e.getCause());
-            }
-        }
-
-        private void check(Waiter w) {
-            if (w.future().isDone()) {
-                waiters.remove(w);
-                return;
-            }
-            boolean holds;
-            try {
-                holds = w.condition().getAsBoolean();
-            } catch (RuntimeException e) {
-                w.future().completeExceptionally(e);
-                waiters.remove(w);
-                return;
-            }
-            if (holds) {
-                w.future().complete(null);
-                waiters.remove(w);
-            }
-        }
-
-        @Override
-        public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
-            for (Waiter w : waiters) check(w);
-        }
-
-        @Override
-        public void onCreated(String machine, TaskRecord task) {
-            for (Waiter w : waiters) check(w);
-        }
-
-        @Override
-        public void close() {
-            subscription.cancel();
-            for (Waiter w : waiters) w.future().cancel(false);
-            waiters.clear();
-        }
     }
 }

@@ -1,6 +1,7 @@
 /**
- * Runnable sample hosts, one per seed system, each a small program on the real clock and a thread
- * pool against a {@link dev.statekit.store.Store} given to its constructor:
+ * Sample hosts, one per seed system, each a façade over the seed's machines and the worker a
+ * {@link dev.statekit.core.TaskRuntime} runs, against a {@link dev.statekit.store.Store} given to
+ * its constructor:
  * {@link dev.statekit.examples.hosts.NovelProoferHost} (a job's chunks proofread by an LLM that
  * sometimes answers 429, behind the merge gate), {@link dev.statekit.examples.hosts.ReadDoHost}
  * (items through the Read→Do pipeline, a failure, a retry and idempotent exports),
@@ -8,7 +9,8 @@
  * only while pending) and {@link dev.statekit.examples.hosts.CompressionHost} (a queue that runs
  * one compression at a time, with priorities, pause and retries).
  *
- * <p>Every host also accepts a {@link dev.statekit.core.spi.Clock} and an executor, so that tests
+ * <p>The scripted sample run of each host is in {@link dev.statekit.examples.hosts.programs}.
+ * Every host also accepts a {@link dev.statekit.core.spi.Clock} and an executor, so that tests
  * drive the very same code deterministically with a {@link dev.statekit.core.spi.ManualClock} and
  * a {@link dev.statekit.core.spi.ManualExecutor}.
  */

@@ -202,9 +202,8 @@ class CompressionScenariosTest {
             Duration base = Duration.ofSeconds(1L << retry);
             assertThat(waiting.state()).isEqualTo(State.RETRYING);
             assertThat(waiting.record().retries()).isEqualTo(retry + 1);
-            assertThat(waiting.attribute(CompressionTask.RETRY_COUNT)).isEqualTo(Integer.toString(retry + 1));
-            assertThat(waiting.attribute(CompressionTask.BACKOFF_SECONDS)).isEqualTo(Long.toString(base.toSeconds()));
-            assertThat(waiting.attribute(CompressionTask.FAILURE_REASON)).isEqualTo("IO_ERROR: the output drive is busy");
+            assertThat(waiting.record().lastError().code()).isEqualTo("IO_ERROR");
+            assertThat(waiting.record().lastError().message()).isEqualTo("the output drive is busy");
             Instant notBefore = waiting.record().notBefore();
             assertThat(Duration.between(failedAt, notBefore)).as("back-off of retry %d within the jitter", retry + 1)
                     .isBetween(base.multipliedBy(8).dividedBy(10), base);
@@ -284,7 +283,8 @@ class CompressionScenariosTest {
         Task<State> recovered = restarted.task(a);
         assertThat(recovered.state()).isEqualTo(State.QUEUED);
         assertThat(recovered.attribute(TaskRuntime.ATTR_INTERRUPTIONS)).isEqualTo("1");
-        assertThat(recovered.attribute(CompressionTask.QUEUE_PLACEMENT)).isEqualTo("front");
+        assertThat(recovered.record().sequence()).as("at the front, ahead of c moved there before")
+                .isLessThan(restarted.task(c).record().sequence());
         assertThat(events(restarted.engine(), a)).containsExactly("ENQUEUE", "START", "INTERRUPT", "RECOVER");
         second.runNext();                       // a starts again, ahead of c
         assertThat(restarted.task(a).state()).isEqualTo(State.RUNNING);
@@ -436,7 +436,7 @@ class CompressionScenariosTest {
         assertThat(failed.state()).isEqualTo(State.FAILED);
         assertThat(failed.record().retries()).as("a missing input is not retried").isZero();
         assertThat(failed.record().lastError().code()).isEqualTo("INPUT_MISSING");
-        assertThat(failed.attribute(CompressionTask.FAILURE_REASON)).isEqualTo("INPUT_MISSING: x is gone");
+        assertThat(failed.record().lastError().message()).isEqualTo("x is gone");
         assertThat(host.task(b).state()).isEqualTo(State.PAUSED);
 
         host.pauseQueue();
@@ -444,9 +444,8 @@ class CompressionScenariosTest {
         host.release(c, "alice").orElseThrow();
         Task<State> retried = host.retry(x, "alice").orElseThrow().task();
         assertThat(retried.state()).isEqualTo(State.QUEUED);
-        assertThat(retried.attribute(CompressionTask.QUEUE_PLACEMENT)).isEqualTo("front");
-        assertThat(retried.attribute(CompressionTask.RETRY_COUNT)).isEqualTo("0");
-        assertThat(retried.attribute(CompressionTask.FAILURE_REASON)).isNull();
+        assertThat(host.task(x).record().sequence()).as("at the front of its priority")
+                .isLessThan(host.task(b).record().sequence()).isLessThan(host.task(c).record().sequence());
         assertThat(retried.record().retries()).isZero();
         assertThat(retried.record().notBefore()).isNull();
         host.resumeQueue();
@@ -454,7 +453,7 @@ class CompressionScenariosTest {
         assertThat(order()).as("x was added after b and c, and retried ahead of them").containsExactly("x", "x", "b", "c");
         Task<State> done = host.task(x);
         assertThat(done.state()).isEqualTo(State.COMPLETED);
-        assertThat(done.attribute(CompressionTask.QUEUE_PLACEMENT)).isNull();
+        assertThat(done.record().lastError().code()).as("kept after the success, as history").isEqualTo("INPUT_MISSING");
         assertThat(events(host.engine(), x)).containsExactly("ENQUEUE", "START", "FAIL", "RETRY", "START", "SUCCEED");
     }
 }

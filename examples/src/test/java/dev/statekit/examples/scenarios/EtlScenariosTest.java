@@ -117,14 +117,14 @@ class EtlScenariosTest {
         String markdown = failed.attribute(EtlTask.MARKDOWN_KEY);
         assertThat(failed.state()).isEqualTo(State.FAILED);
         assertThat(failed.attribute(EtlTask.PHASE)).isEqualTo("postprocess");
-        assertThat(failed.attribute(EtlTask.ERROR_CODE)).isEqualTo("TIMEOUT");
-        assertThat(failed.attribute(EtlTask.ERROR_MESSAGE)).isEqualTo("the LLM did not answer");
+        assertThat(EtlHost.fields(failed)).containsEntry("error_code", "TIMEOUT").containsEntry("error_message", "the LLM did not answer");
+        assertThat(failed.record().lastError().step()).isEqualTo("postprocess");
         assertThat(markdown).isEqualTo("s3://etl/" + id + "/mineru-1.md");
 
         Outcome<State> retried = host.retry(id, "postprocess", "alice");
         Task<State> again = retried.orElseThrow().task();
         assertThat(again.state()).isEqualTo(State.LLM_PROCESSING);
-        assertThat(again.attribute(EtlTask.ERROR_CODE)).isNull();
+        assertThat(EtlHost.fields(again)).doesNotContainKey("error_code");
         assertThat(again.attribute(EtlTask.ATTEMPT_POSTPROCESS)).isEqualTo("2");
         executor.runAll();
 
@@ -146,7 +146,8 @@ class EtlScenariosTest {
         executor.runAll();
         Task<State> failed = host.task(id);
         assertThat(failed.state()).isEqualTo(State.FAILED);
-        assertThat(failed.attribute(EtlTask.ERROR_CODE)).isEqualTo("IO_ERROR");
+        assertThat(EtlHost.fields(failed)).containsEntry("error_code", "IO_ERROR");
+        assertThat(failed.record().lastError().step()).isEqualTo("mineru");
         assertThat(failed.attribute(EtlTask.PHASE)).isEqualTo("ocr");
         assertThat(failed.attribute(EtlTask.ATTEMPT_OCR)).isEqualTo("1");
         assertThat(failed.record().retries()).as("no automatic retries").isZero();

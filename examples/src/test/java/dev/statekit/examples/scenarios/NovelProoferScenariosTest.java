@@ -82,9 +82,8 @@ class NovelProoferScenariosTest {
         assertThat(chunk.state()).isEqualTo(State.RETRYING);
         assertThat(chunk.record().lease()).isNull();
         assertThat(chunk.record().retries()).isEqualTo(1);
-        assertThat(chunk.attribute(NovelProoferChunk.RETRIES)).isEqualTo("1");
-        assertThat(chunk.attribute(NovelProoferChunk.LAST_ERROR_CODE)).isEqualTo("HTTP_429");
-        assertThat(chunk.attribute(NovelProoferChunk.LAST_ERROR_MESSAGE)).isEqualTo("rate limited");
+        assertThat(NovelProoferHost.chunkFields(chunk)).containsEntry("retries", "1")
+                .containsEntry("last_error_code", "HTTP_429").containsEntry("last_error_message", "rate limited");
         Instant notBefore = chunk.record().notBefore();
         assertThat(notBefore).isBetween(failedAt.plusMillis(800), failedAt.plusSeconds(1));
         assertThat(events(host.engine(), chunk.id())).containsExactly("START", "RETRYABLE_ERROR");
@@ -101,8 +100,7 @@ class NovelProoferScenariosTest {
         assertThat(chunk.attribute(NovelProoferHost.OUTPUT)).isEqualTo("PARAGRAPH 0");
         assertThat(chunk.record().attempts()).isEqualTo(2);
         assertThat(chunk.record().retries()).isEqualTo(1);
-        assertThat(chunk.attribute(NovelProoferChunk.RETRIES)).isEqualTo("1");
-        assertThat(chunk.attribute(NovelProoferChunk.LAST_ERROR_CODE)).isEqualTo("HTTP_429");
+        assertThat(NovelProoferHost.chunkFields(chunk)).containsEntry("retries", "1").containsEntry("last_error_code", "HTTP_429");
         assertThat(chunk.record().lastError().code()).isEqualTo("HTTP_429");
         assertThat(events(host.engine(), chunk.id())).containsExactly("START", "RETRYABLE_ERROR", "BACKOFF_DONE", "SUCCEED");
         assertThat(calls).extracting(Call::attempt).containsExactly(1, 2);
@@ -126,8 +124,7 @@ class NovelProoferScenariosTest {
         assertThat(chunk.state()).isEqualTo(State.ERROR);
         assertThat(chunk.record().attempts()).isEqualTo(4);
         assertThat(chunk.record().retries()).isEqualTo(3);
-        assertThat(chunk.attribute(NovelProoferChunk.RETRIES)).isEqualTo("3");
-        assertThat(chunk.attribute(NovelProoferChunk.LAST_ERROR_CODE)).isEqualTo("HTTP_429");
+        assertThat(NovelProoferHost.chunkFields(chunk)).containsEntry("retries", "3").containsEntry("last_error_code", "HTTP_429");
         assertThat(events(host.engine(), chunk.id())).containsExactly("START", "RETRYABLE_ERROR", "BACKOFF_DONE",
                 "RETRYABLE_ERROR", "BACKOFF_DONE", "RETRYABLE_ERROR", "BACKOFF_DONE", "FAIL");
         assertThat(host.chunks(job).get(1).state()).isEqualTo(State.DONE);
@@ -158,8 +155,8 @@ class NovelProoferScenariosTest {
         Task<State> released = host.chunks(job).get(0);
         assertThat(released.state()).isEqualTo(State.PENDING);
         assertThat(last(host.engine(), retrying).reason()).isEqualTo("pause");
-        assertThat(released.attribute(NovelProoferChunk.RETRIES)).isEqualTo("1");
-        assertThat(released.attribute(NovelProoferChunk.LAST_ERROR_CODE)).isEqualTo("HTTP_429");
+        assertThat(released.record().retries()).isEqualTo(1);
+        assertThat(released.record().lastError().code()).isEqualTo("HTTP_429");
         assertThat(released.record().notBefore()).as("a pause does not shorten the back-off").isEqualTo(notBefore);
 
         executor.runAll();                      // the processing chunk's worker sees the stop; the chunk is released
@@ -192,7 +189,7 @@ class NovelProoferScenariosTest {
         List<Task<State>> chunks = host.chunks(job);
         assertThat(chunks).extracting(Task::state).containsExactly(State.DONE, State.ERROR, State.DONE);
         assertThat(chunks.get(1).record().retries()).as("a 400 is not retried").isZero();
-        assertThat(chunks.get(1).attribute(NovelProoferChunk.LAST_ERROR_CODE)).isEqualTo("HTTP_400");
+        assertThat(chunks.get(1).record().lastError().code()).isEqualTo("HTTP_400");
         assertThat(host.job(job).state()).isEqualTo(NovelProoferJob.State.ERROR);
         assertThat(host.merge(job, "alice")).as("no merge while chunks failed").isEmpty();
 
@@ -239,7 +236,7 @@ class NovelProoferScenariosTest {
         assertThat(last(restarted.engine(), healed.get(0).id()).reason()).isEqualTo("restart heal");
         assertThat(events(restarted.engine(), healed.get(1).id())).containsExactly("START", "RELEASE");
         assertThat(last(restarted.engine(), healed.get(1).id()).reason()).contains("restart of proofer-1");
-        assertThat(healed.get(0).attribute(NovelProoferChunk.LAST_ERROR_CODE)).isEqualTo("HTTP_429");
+        assertThat(healed.get(0).record().lastError().code()).isEqualTo("HTTP_429");
         assertThat(restarted.job(job).state()).isEqualTo(NovelProoferJob.State.RUNNING);
 
         clock.advance(Duration.ofSeconds(1));

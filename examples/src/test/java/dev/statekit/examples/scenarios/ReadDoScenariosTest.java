@@ -221,20 +221,18 @@ class ReadDoScenariosTest {
 
         Task<State> extraction = host.item(x);
         assertThat(extraction.state()).isEqualTo(State.FAILED_EXTRACTION);
-        assertThat(extraction.attribute(ReadDoItem.FAILED_STEP)).isEqualTo("extract");
-        assertThat(extraction.attribute(ReadDoItem.ERROR_CODE)).isEqualTo("EXTRACTION_FETCH_FAILED");
-        assertThat(extraction.attribute(ReadDoItem.MESSAGE)).isEqualTo("the page answered 503");
-        assertThat(extraction.attribute(ReadDoItem.RETRYABLE)).isEqualTo("true");
+        assertThat(ReadDoHost.failure(extraction)).containsEntry("failed_step", "extract")
+                .containsEntry("error_code", "EXTRACTION_FETCH_FAILED").containsEntry("message", "the page answered 503")
+                .containsEntry("retryable", "true");
         assertThat(extraction.record().lastError().step()).isEqualTo("extract");
         assertThat(last(host.engine(), x).event()).isEqualTo("STEP_FAILED");
         Task<State> timeout = host.item(y);
         assertThat(timeout.state()).isEqualTo(State.FAILED_AI);
-        assertThat(timeout.attribute(ReadDoItem.FAILED_STEP)).isEqualTo("score");
-        assertThat(timeout.attribute(ReadDoItem.ERROR_CODE)).isEqualTo("TIMEOUT");
-        assertThat(timeout.attribute(ReadDoItem.RETRYABLE)).isEqualTo("true");
+        assertThat(ReadDoHost.failure(timeout)).containsEntry("failed_step", "score").containsEntry("error_code", "TIMEOUT")
+                .containsEntry("retryable", "true");
         Task<State> invalid = host.item(z);
         assertThat(invalid.state()).isEqualTo(State.FAILED_AI);
-        assertThat(invalid.attribute(ReadDoItem.RETRYABLE)).isEqualTo("false");
+        assertThat(ReadDoHost.failure(invalid)).containsEntry("retryable", "false");
         assertThat(invalid.attribute(ReadDoItem.RUN_ID)).isEqualTo("run-1");
 
         Command system = Command.system().reason("auto-retry");
@@ -245,7 +243,7 @@ class ReadDoScenariosTest {
         executor.runAll();
         assertThat(host.item(x).state()).isEqualTo(State.READY);
         assertThat(host.item(x).attribute(ReadDoItem.RUN_ID)).isEqualTo("run-2");
-        assertThat(host.item(x).attribute(ReadDoItem.FAILED_STEP)).isNull();
+        assertThat(ReadDoHost.failure(host.item(x))).isEmpty();
         assertThat(host.item(y).state()).isEqualTo(State.READY);
         assertThat(host.item(z).state()).isEqualTo(State.FAILED_AI);
     }

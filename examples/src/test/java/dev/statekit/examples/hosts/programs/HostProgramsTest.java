@@ -1,4 +1,4 @@
-package dev.statekit.examples.hosts;
+package dev.statekit.examples.hosts.programs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs each sample host program end to end, on the system clock and real threads, and checks the
+ * Runs each sample program end to end, on the system clock and real threads, and checks the
  * summary it prints. Each program waits for its own conditions with deadlines and ends by itself.
  */
 class HostProgramsTest {
@@ -28,7 +28,7 @@ class HostProgramsTest {
 
     @Test
     void novelProoferProcessesEveryChunkThroughTheMergeGate() throws InterruptedException {
-        Printed p = run(NovelProoferHost::run);
+        Printed p = run(NovelProoferProgram::run);
         assertThat(p.out()).contains("summary: job 1 DONE, 6/6 chunks done, 2 retried after 429");
         assertThat(p.out()).contains("job 1 validated: 6 chunks, PAUSED (phase process)")
                 .contains("job 1 processed, waiting at the merge gate: PAUSED (phase merge)")
@@ -41,7 +41,7 @@ class HostProgramsTest {
 
     @Test
     void readDoShipsEveryItemAfterRetryingTheFailedOne() throws InterruptedException {
-        Printed p = run(ReadDoHost::run);
+        Printed p = run(ReadDoProgram::run);
         assertThat(p.out()).contains("summary: 3/3 items shipped, 1 failed and retried, 3 export files written, 1 export replayed");
         assertThat(p.out()).contains("(the same item, nothing queued)")
                 .contains("FAILED_AI at step todos: AI_SCHEMA_INVALID")
@@ -52,7 +52,7 @@ class HostProgramsTest {
 
     @Test
     void etlChainsPostProcessingAndRefusesToCancelAStartedTask() throws InterruptedException {
-        Printed p = run(EtlHost::run);
+        Printed p = run(EtlProgram::run);
         assertThat(p.out()).contains("summary: 3 completed, 1 cancelled while pending, 1 cancel refused (TASK_ALREADY_STARTED), "
                 + "post-processing retried on the kept OCR markdown, 3 OCR runs");
         assertThat(p.out()).contains("while MINERU_PARSING: REFUSED TASK_ALREADY_STARTED")
@@ -63,7 +63,7 @@ class HostProgramsTest {
 
     @Test
     void compressionRunsOneAtATimeByPriorityWithPauseAndARetry() throws InterruptedException {
-        Printed p = run(CompressionHost::run);
+        Printed p = run(CompressionProgram::run);
         assertThat(p.out()).contains("summary: 5/5 completed, at most 1 running at once, video.mov retried 1 time(s), "
                 + "nothing started while paused: true");
         assertThat(p.out()).contains("start order: report.pdf, notes.txt, photos.tar");
