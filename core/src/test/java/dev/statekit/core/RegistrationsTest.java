@@ -1,6 +1,5 @@
 package dev.statekit.core;
 
-import static dev.statekit.store.TriggerSource.SYSTEM;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,16 +15,7 @@ class RegistrationsTest {
     static final Worker<Jobs.State> WORKER = ctx -> WorkResult.success();
     static final Machine<Jobs.State, Jobs.Event> OTHER = Jobs.machine("other", false, false);
 
-    /** A machine that can run but has no blocked state. */
-    static final Machine<Jobs.State, Jobs.Event> PLAIN = Machine.builder("plain", Jobs.State.class, Jobs.Event.class)
-            .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
-            .initial(Jobs.State.QUEUED)
-            .terminal(Jobs.State.DONE, Jobs.State.FAILED)
-            .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, SYSTEM)
-            .transition(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE, SYSTEM)
-            .transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, SYSTEM)
-            .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).recoverByFailing())
-            .build();
+    static final Machine<Jobs.State, Jobs.Event> PLAIN = RuntimeParts.PLAIN;
 
     final RuntimeParts parts = new RuntimeParts();
 

@@ -1,5 +1,7 @@
 package dev.statekit.core;
 
+import static dev.statekit.store.TriggerSource.SYSTEM;
+
 import dev.statekit.core.spi.ErrorClassifier;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
@@ -24,6 +26,17 @@ final class RuntimeParts {
     static final Duration HEARTBEAT = Duration.ofSeconds(10);
     static final Duration POLL = Duration.ofSeconds(1);
     static final Duration GRACE = Duration.ofSeconds(10);
+
+    /** A machine that runs without blocked state, release or waits, and fails a task whose lease expired. */
+    static final Machine<Jobs.State, Jobs.Event> PLAIN = Machine.builder("plain", Jobs.State.class, Jobs.Event.class)
+            .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+            .initial(Jobs.State.QUEUED)
+            .terminal(Jobs.State.DONE, Jobs.State.FAILED)
+            .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, SYSTEM)
+            .transition(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE, SYSTEM)
+            .transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, SYSTEM)
+            .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).recoverByFailing())
+            .build();
 
     final ManualClock clock = new ManualClock();
     final ManualExecutor executor = new ManualExecutor();
