@@ -188,13 +188,17 @@ class LeaseRecoveryTest {
     }
 
     @Test
-    void aTaskChangedAfterTheScanIsNotRecoveredOnTopOfTheChange() {
+    void aTaskClaimedAnewAfterTheScanIsNotTakenFromItsNewHolder() {
         Registration<Jobs.State, Jobs.Event> r = on(Jobs.MACHINE);
         long id = claimedBy("dead", r);
         parts.clock.advance(PAST_THE_LEASE);
-        parts.spy.afterNext("expiredLeases", () -> parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.CANCEL, Command.user("ops")));
+        parts.spy.afterNext("expiredLeases", () -> {
+            parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.RELEASE, Command.system().reason("operator reset"));
+            RuntimeParts.claim(parts.started("next", r), r);
+        });
         recoveryOf("alive", r).recoverExpired(parts.clock.now());
-        assertThat(parts.task(id).state()).isEqualTo("CANCELED");
-        assertThat(parts.events(id)).containsExactly("START", "CANCEL");
+        assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+        assertThat(parts.task(id).lease().owner()).isEqualTo("next");
+        assertThat(parts.events(id)).containsExactly("START", "RELEASE", "START");
     }
 }

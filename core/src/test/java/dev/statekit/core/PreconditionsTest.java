@@ -79,12 +79,15 @@ class PreconditionsTest {
     }
 
     @Test
-    void aTaskChangedAfterThePeekIsNotBlockedOnTopOfTheChange() {
+    void aTaskChangedAfterThePeekIsLeftForTheNextClaim() {
         RuntimeContext ctx = parts.started("r", gated);
         long big = enqueue("q", "big");
-        parts.spy.afterNext("peek", () -> parts.engine.fire(Jobs.MACHINE, big, Jobs.Event.CANCEL, Command.user("ops")));
+        parts.spy.afterNext("peek", () -> {
+            parts.engine.fire(Jobs.MACHINE, big, Jobs.Event.BLOCK, Command.system().reason("blocked by hand"));
+            parts.engine.fire(Jobs.MACHINE, big, Jobs.Event.UNBLOCK, Command.system().reason("unblocked by hand"));
+        });
         new Preconditions(ctx).blockUnready(gated, parts.clock.now(), 1);
-        assertThat(parts.task(big).state()).isEqualTo("CANCELED");
-        assertThat(parts.events(big)).containsExactly("CANCEL");
+        assertThat(parts.task(big).state()).isEqualTo("QUEUED");
+        assertThat(parts.events(big)).containsExactly("BLOCK", "UNBLOCK");
     }
 }

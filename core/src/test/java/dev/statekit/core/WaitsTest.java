@@ -68,14 +68,20 @@ class WaitsTest {
     }
 
     @Test
-    void aTaskChangedAfterTheScanIsLeftAsItIsNow() {
+    void aTaskThatWaitsAgainAfterTheScanIsNotWokenEarly() {
         Waits waits = new Waits(parts.started("r", on(Jobs.MACHINE, "q")));
         long id = retrying("q", Duration.ofSeconds(1));
         parts.clock.advance(Duration.ofSeconds(1));
-        parts.spy.afterNext("due", () -> parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.CANCEL, Command.user("ops")));
+        Instant again = parts.clock.now().plusSeconds(60);
+        parts.spy.afterNext("due", () -> {
+            parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.BACKOFF_OVER, Command.system().actor("elsewhere"));
+            parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.START);
+            parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.RETRYABLE, Command.system(), (cur, next) -> next.notBefore(again));
+        });
         waits.fireDue(parts.clock.now());
-        assertThat(parts.task(id).state()).isEqualTo("CANCELED");
-        assertThat(parts.events(id)).containsExactly("START", "RETRYABLE", "CANCEL");
+        assertThat(parts.task(id).state()).isEqualTo("RETRYING");
+        assertThat(parts.task(id).notBefore()).isEqualTo(again);
+        assertThat(parts.events(id)).containsExactly("START", "RETRYABLE", "BACKOFF_OVER", "START", "RETRYABLE");
     }
 
     @Test
