@@ -15,8 +15,6 @@ class RegistrationsTest {
     static final Worker<Jobs.State> WORKER = ctx -> WorkResult.success();
     static final Machine<Jobs.State, Jobs.Event> OTHER = Jobs.machine("other", false, false);
 
-    static final Machine<Jobs.State, Jobs.Event> PLAIN = RuntimeParts.PLAIN;
-
     final RuntimeParts parts = new RuntimeParts();
 
     TaskRecord taskOn(Machine<Jobs.State, Jobs.Event> machine, String queue) {
@@ -32,7 +30,7 @@ class RegistrationsTest {
         assertThat(r.waitStates).containsExactly("RETRYING");
         assertThat(r.timedStates).containsExactlyInAnyOrder("QUEUED", "RETRYING");
 
-        Registration<Jobs.State, Jobs.Event> plain = RuntimeParts.registration(PLAIN, "p", WORKER);
+        Registration<Jobs.State, Jobs.Event> plain = RuntimeParts.registration(RuntimeParts.PLAIN, "p", WORKER);
         assertThat(plain.waitStates).isEmpty();
         assertThat(plain.timedStates).containsExactly("QUEUED");
     }
@@ -49,7 +47,7 @@ class RegistrationsTest {
     @Test
     void aPreconditionNeedsABlockedState() {
         QueueOptions gated = QueueOptions.defaults().precondition(t -> null);
-        assertThatThrownBy(() -> new Registration<>(PLAIN, "p", WORKER, gated))
+        assertThatThrownBy(() -> new Registration<>(RuntimeParts.PLAIN, "p", WORKER, gated))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("queue p").hasMessageContaining("machine plain").hasMessageContaining("blocked state");
         assertThat(new Registration<>(Jobs.MACHINE, "q", WORKER, gated).options.precondition()).isNotNull();
@@ -76,7 +74,7 @@ class RegistrationsTest {
         assertThat(regs.of(taskOn(Jobs.MACHINE, "a"))).isSameAs(jobsA);
         assertThat(regs.of(taskOn(Jobs.MACHINE, "elsewhere"))).isSameAs(jobsA);
         assertThat(regs.of(taskOn(OTHER, "a"))).as("its machine's only registration, on another queue").isSameAs(otherB);
-        assertThat(regs.of(taskOn(PLAIN, "a"))).as("a machine nobody serves").isNull();
+        assertThat(regs.of(taskOn(RuntimeParts.PLAIN, "a"))).as("a machine nobody serves").isNull();
     }
 
     @Test
@@ -87,7 +85,7 @@ class RegistrationsTest {
         assertThat(regs.claimable(Jobs.MACHINE.name(), queuedOnA)).isTrue();
         assertThat(regs.claimable(Jobs.MACHINE.name(), taskOn(Jobs.MACHINE, "b"))).as("its machine is not served on b").isFalse();
         assertThat(regs.claimable(OTHER.name(), taskOn(OTHER, "b"))).isTrue();
-        assertThat(regs.claimable(PLAIN.name(), taskOn(PLAIN, "a"))).isFalse();
+        assertThat(regs.claimable(RuntimeParts.PLAIN.name(), taskOn(RuntimeParts.PLAIN, "a"))).isFalse();
         TaskRecord running = queuedOnA.toBuilder().state("RUNNING").build();
         assertThat(regs.claimable(Jobs.MACHINE.name(), running)).isFalse();
     }
