@@ -129,6 +129,7 @@ final class Control {
         TaskRecord moved = ctx.store.find(taskId).orElse(null);
         TaskRecord before = ctx.store.find(beforeId).orElse(null);
         if (moved == null || before == null || taskId == beforeId) return false;
+        if (moved.lease() != null || before.lease() != null) return false;      // a running task has no place in the queue
         if (!moved.machine().equals(before.machine()) || !moved.queue().equals(before.queue()) || moved.priority() != before.priority()) {
             throw new IllegalArgumentException("tasks " + taskId + " and " + beforeId + " are not in one machine, queue and priority");
         }

@@ -2,6 +2,7 @@ package dev.statekit.core;
 
 import dev.statekit.core.spi.Precondition;
 import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.Page;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
@@ -49,11 +50,14 @@ final class Preconditions {
         if (blocked == null || unblock == null) return;
         TaskQuery q = TaskQuery.all().machine(r.machine.name()).queue(r.queue).states(List.of(blocked.name()))
                 .limit(RuntimeContext.SCAN_BATCH);
-        for (TaskRecord t : ctx.store.query(q).items()) {
-            if (check.blockedReason(t) == null) {
-                ctx.engine.fire(r.machine, t.id(), unblock, ctx.command().reason("precondition holds")
-                        .remove(TaskRuntime.ATTR_BLOCKED_REASON).expectVersion(t.version()), null);
+        for (Page<TaskRecord> page = ctx.store.query(q); ; page = ctx.store.query(q.after(Objects.requireNonNull(page.nextAfterId())))) {
+            for (TaskRecord t : page.items()) {      // every blocked task, page by page: one that stays blocked hides none after it
+                if (check.blockedReason(t) == null) {
+                    ctx.engine.fire(r.machine, t.id(), unblock, ctx.command().reason("precondition holds")
+                            .remove(TaskRuntime.ATTR_BLOCKED_REASON).expectVersion(t.version()), null);
+                }
             }
+            if (!page.hasNext()) break;
         }
     }
 }

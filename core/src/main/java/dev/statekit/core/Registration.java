@@ -5,7 +5,6 @@ import dev.statekit.store.ClaimRule;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -30,7 +29,9 @@ final class Registration<S extends Enum<S>, E extends Enum<E>> {
      */
     Registration(Machine<S, E> machine, String queue, Worker<S> worker, QueueOptions options) {
         this.machine = machine;
-        this.policy = Objects.requireNonNull(machine.runPolicy(), () -> "machine " + machine.name() + " declares no run policy");
+        RunPolicy<S, E> p = machine.runPolicy();
+        if (p == null) throw new IllegalArgumentException("machine " + machine.name() + " declares no run policy");
+        this.policy = p;
         this.queue = queue;
         this.worker = worker;
         this.options = options;

@@ -343,4 +343,23 @@ class ControlTest {
         assertThat(parts.clock.pendingTimers()).isEmpty();
         assertThat(parts.task(id).state()).isEqualTo("RUNNING");
     }
+
+    @Test
+    void aRunningTaskIsNotMovedBeforeAnotherAndTheQueueKeepsItsOrder() {
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        Control control = new Control(ctx, () -> { });
+        long running = parts.enqueue(Jobs.MACHINE, "q");
+        long t2 = parts.enqueue(Jobs.MACHINE, "q");
+        long t3 = parts.enqueue(Jobs.MACHINE, "q");
+        RuntimeParts.claim(ctx, r);                                // the first task runs now
+        long before = parts.task(running).sequence();
+        long second = parts.task(t2).sequence();
+        long third = parts.task(t3).sequence();
+        assertThat(control.moveBefore(running, t3)).isFalse();
+        assertThat(control.moveBefore(t3, running)).isFalse();
+        assertThat(parts.task(running).sequence()).as("the running task keeps its place").isEqualTo(before);
+        assertThat(parts.task(t2).sequence()).isEqualTo(second);
+        assertThat(parts.task(t3).sequence()).isEqualTo(third);
+    }
 }

@@ -90,4 +90,22 @@ class PreconditionsTest {
         assertThat(parts.task(big).state()).isEqualTo("QUEUED");
         assertThat(parts.events(big)).containsExactly("BLOCK", "UNBLOCK");
     }
+
+    @Test
+    void aBlockedTaskBeyondTheFirstScanIsUnblockedOnceItsPreconditionHolds() {
+        Set<String> fits = new HashSet<>();
+        Registration<Jobs.State, Jobs.Event> gated = new Registration<>(Jobs.MACHINE, "q", c -> WorkResult.success(),
+                QueueOptions.defaults().precondition(t -> fits.contains(t.attributes().get("size")) ? null : "no room"));
+        RuntimeContext ctx = parts.started("r", gated);
+        for (int i = 0; i < RuntimeContext.SCAN_BATCH; i++) {
+            parts.engine.create(Jobs.MACHINE, TaskSpec.defaults().queue("q").attribute("size", "big"));
+        }
+        long small = parts.engine.create(Jobs.MACHINE, TaskSpec.defaults().queue("q").attribute("size", "small")).task().id();
+        Preconditions preconditions = new Preconditions(ctx);
+        preconditions.blockUnready(gated, parts.clock.now(), 1000);
+        assertThat(parts.task(small).state()).isEqualTo("BLOCKED");
+        fits.add("small");
+        preconditions.unblockReady();
+        assertThat(parts.task(small).state()).isEqualTo("QUEUED");
+    }
 }

@@ -89,4 +89,10 @@ class RegistrationsTest {
         TaskRecord running = queuedOnA.toBuilder().state("RUNNING").build();
         assertThat(regs.claimable(Jobs.MACHINE.name(), running)).isFalse();
     }
+
+    @Test
+    void aMachineWithoutARunPolicyIsRefusedAsAnIllegalArgument() {
+        assertThatThrownBy(() -> new Registration<>(Chunk.MACHINE, "q", c -> WorkResult.success(), QueueOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("declares no run policy");
+    }
 }

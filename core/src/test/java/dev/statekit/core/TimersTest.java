@@ -51,4 +51,17 @@ class TimersTest {
         assertThat(fired).isEmpty();
         assertThat(clock.pendingTimers()).isEmpty();
     }
+
+    @Test
+    void replacedWakeUpsAndCancelledTimersAreForgotten() throws Exception {
+        for (int i = 0; i < 1000; i++) timers.wakeAt(clock.now().plusSeconds(1000 - i), () -> fired.add("wake"));
+        for (int i = 0; i < 100; i++) timers.once(clock.now().plusSeconds(5), () -> fired.add("once")).cancel();
+        assertThat(clock.pendingTimers()).hasSize(1);
+        java.lang.reflect.Field live = Timers.class.getDeclaredField("live");      // the leak has no other visible effect
+        live.setAccessible(true);
+        assertThat((java.util.Set<?>) live.get(timers)).hasSize(1);
+        clock.advance(Duration.ofSeconds(1000));
+        assertThat(fired).containsExactly("wake");
+        assertThat((java.util.Set<?>) live.get(timers)).isEmpty();
+    }
 }
