@@ -39,13 +39,14 @@ import org.slf4j.LoggerFactory;
  * its own threads (when it made its executor) end; they are daemon threads in any case.
  *
  * <p>Thread-safe. Build with {@link #builder(TransitionEngine)}, then {@link #start()}; stop with
- * {@link #stop(Duration)} (graceful) or {@link #close()}. The work is done by package-private
- * parts, each with one duty: {@link Dispatcher} (dispatch rounds, slots, claims; its header says
- * which thread touches what), {@link SlotLoop}, {@link ResultMapper}, {@link ResultWriter},
- * {@link LeaseRecovery}, {@link Waits}, {@link Preconditions}, {@link Heartbeats},
- * {@link Timers}, {@link Control} and {@link Lifecycle}.
+ * {@link #stop(Duration)} (graceful) or {@link #close()}.
  */
 public final class TaskRuntime implements AutoCloseable {
+    // A façade: the work is done by package-private parts with one duty each, sharing one
+    // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
+    // touches what), SlotLoop, ResultMapper, ResultWriter, LeaseRecovery, Waits, Preconditions,
+    // Heartbeats, Timers, Control and Lifecycle.
+
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
 
     /** The attribute counting automatic recoveries after interruptions. */
