@@ -31,7 +31,7 @@ final class LeaseRecovery {
 
     /** Recovers the tasks whose lease expired by {@code now}; tells a local run of such a task that it lost its lease. */
     void recoverExpired(Instant now) {
-        for (TaskRecord t : ctx.store.expiredLeases(now, RuntimeContext.SCAN_BATCH)) {
+        for (TaskRecord t : ctx.store.expiredLeases(ctx.registrations.machines(), now, RuntimeContext.SCAN_BATCH)) {
             Registration<?, ?> r = ctx.registrations.of(t);
             if (r == null) continue;
             Run<?, ?> local = ctx.running.get(t.id());

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /** The registrations of one runtime, in the order given, and by machine name. Immutable. */
@@ -15,6 +16,11 @@ final class Registrations {
     Registrations(List<Registration<?, ?>> all) {
         this.all = List.copyOf(all);
         for (Registration<?, ?> r : this.all) byMachine.computeIfAbsent(r.machine.name(), k -> new ArrayList<>()).add(r);
+    }
+
+    /** Returns the names of the machines served. */
+    Set<String> machines() {
+        return byMachine.keySet();
     }
 
     List<Registration<?, ?>> all() {

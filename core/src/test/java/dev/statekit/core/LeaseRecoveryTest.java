@@ -201,4 +201,21 @@ class LeaseRecoveryTest {
         assertThat(parts.task(id).lease().owner()).isEqualTo("next");
         assertThat(parts.events(id)).containsExactly("START", "RELEASE", "START");
     }
+
+    @Test
+    void expiredLeasesOfMachinesNobodyHereServesDoNotHideTheOnesItServes() {
+        Registration<Jobs.State, Jobs.Event> served = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        Registration<Jobs.State, Jobs.Event> foreign = RuntimeParts.registration(Jobs.machine("foreign", false, false), "f",
+                c -> WorkResult.success());
+        parts.batchSize = RuntimeContext.SCAN_BATCH;
+        RuntimeContext dead = parts.started("dead", served, foreign);
+        for (int i = 0; i < RuntimeContext.SCAN_BATCH; i++) parts.enqueue(foreign.machine, "f");
+        assertThat(RuntimeParts.claim(dead, foreign)).hasSize(RuntimeContext.SCAN_BATCH);
+        parts.clock.advance(java.time.Duration.ofSeconds(1));
+        long mine = parts.enqueue(Jobs.MACHINE, "q");
+        RuntimeParts.claim(dead, served);
+        parts.clock.advance(RuntimeParts.LEASE.plusSeconds(5));
+        new LeaseRecovery(parts.started("alive", served)).recoverExpired(parts.clock.now());
+        assertThat(parts.task(mine).state()).isEqualTo("QUEUED");
+    }
 }

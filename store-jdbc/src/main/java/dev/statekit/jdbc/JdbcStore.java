@@ -233,6 +233,11 @@ public final class JdbcStore implements Store {
     }
 
     @Override
+    public List<TaskRecord> expiredLeases(Collection<String> machines, Instant now, int max) {
+        return reads.expiredLeases(machines, now, max);
+    }
+
+    @Override
     public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
         return reads.due(machine, states, now, max);
     }

@@ -195,15 +195,15 @@ final class ClaimIndex {
 
     // --- scans ---------------------------------------------------------------------------------
 
-    /** Returns tasks whose lease expired at or before {@code now}, oldest expiry first, at most {@code max}. */
-    List<TaskRecord> expiredLeases(Instant now, int max) {
+    /** Returns tasks (of {@code machines}, unless null) whose lease expired at or before {@code now}, oldest expiry first, at most {@code max}. */
+    List<TaskRecord> expiredLeases(@Nullable Set<String> machines, Instant now, int max) {
         List<TaskRecord> expired = new ArrayList<>();
         for (Long id : leasedIds.keySet()) {
             InMemorySlots.Slot slot = slots.get(id);
             if (slot == null) continue;
             TaskRecord t = slot.task;
             Lease l = t.lease();
-            if (l != null && !l.expiresAt().isAfter(now)) expired.add(t);
+            if (l != null && !l.expiresAt().isAfter(now) && (machines == null || machines.contains(t.machine()))) expired.add(t);
         }
         expired.sort(Comparator.comparing((TaskRecord t) -> Objects.requireNonNull(t.lease()).expiresAt()).thenComparingLong(TaskRecord::id));
         return expired.size() <= max ? expired : List.copyOf(expired.subList(0, max));

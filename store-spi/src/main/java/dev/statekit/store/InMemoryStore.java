@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -308,7 +309,12 @@ public final class InMemoryStore implements Store {
 
     @Override
     public List<TaskRecord> expiredLeases(Instant now, int max) {
-        return index.expiredLeases(now, max);
+        return index.expiredLeases(null, now, max);
+    }
+
+    @Override
+    public List<TaskRecord> expiredLeases(Collection<String> machines, Instant now, int max) {
+        return index.expiredLeases(Set.copyOf(machines), now, max);
     }
 
     @Override

@@ -129,6 +129,21 @@ public interface Store {
     List<TaskRecord> expiredLeases(Instant now, int max);
 
     /**
+     * Returns tasks of one of {@code machines} whose lease expired before or at {@code now}, at
+     * most {@code max}, oldest expiry first: a runtime asks for the machines it serves, so that
+     * expired leases of machines nobody here serves never fill its window. The default filters
+     * every expired lease; stores should filter in the scan.
+     */
+    default List<TaskRecord> expiredLeases(Collection<String> machines, Instant now, int max) {
+        List<TaskRecord> found = new java.util.ArrayList<>();
+        for (TaskRecord t : expiredLeases(now, Integer.MAX_VALUE)) {
+            if (found.size() >= max) break;
+            if (machines.contains(t.machine())) found.add(t);
+        }
+        return found;
+    }
+
+    /**
      * Returns tasks of {@code machine} in one of {@code states} that hold no lease and whose
      * not-before time has come by {@code now}, at most {@code max}, earliest first.
      */

@@ -257,6 +257,13 @@ public final class Sql {
         return b.append(" order by id limit ?").toString();
     }
 
+    /** Selects expired leases of tasks of {@code machines} machines, oldest expiry first. */
+    public String expiredOf(int machines) {
+        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_expires_at <= ?"
+                + (dialect == Dialect.POSTGRESQL ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " and machine in " + params(machines)
+                + " order by lease_expires_at, id limit ?";
+    }
+
     /** Selects lease-free tasks of a machine in {@code states} whose not-before time has come, earliest first. */
     public String due(int states) {
         return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and state in " + params(states)

@@ -132,6 +132,18 @@ public final class TaskReads {
         }));
     }
 
+    /** Returns tasks of {@code machines} whose lease expired at or before {@code now}, oldest expiry first, at most {@code max}. */
+    public List<TaskRecord> expiredLeases(Collection<String> machines, Instant now, int max) {
+        Objects.requireNonNull(now, "now");
+        if (machines.isEmpty() || max <= 0) return List.of();
+        int n = new TreeSet<>(machines).size();
+        return jdbc.read("scanning expired leases", null, c -> Jdbc.tasks(c, sql.expiredOf(n), ps -> {
+            Rows.setInstant(ps, 1, now);
+            int i = Jdbc.bindStates(ps, 2, machines);
+            ps.setInt(i, max);
+        }));
+    }
+
     /** Returns lease-free tasks of {@code machine} in {@code states} whose not-before time has come, earliest first. */
     public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
         Objects.requireNonNull(machine, "machine");

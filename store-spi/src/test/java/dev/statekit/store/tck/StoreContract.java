@@ -1342,6 +1342,21 @@ public abstract class StoreContract {
     public class Scans {
 
         @Test
+        public void expiredLeasesOfOtherMachinesDoNotFillTheWindowOfTheMachinesAsked() {
+            List<Long> others = new ArrayList<>();
+            for (int i = 0; i < 3; i++) others.add(create(spec().machine("other").queue("elsewhere")).id());
+            TaskRecord ours = create();
+            tasksOf(store.claim(new ClaimRequest("other", "elsewhere", List.of(START), OWNER, T0, Duration.ofSeconds(1), 3, 0)));
+            claimOne(ours.id(), OWNER, Duration.ofMinutes(1));
+            Instant later = T0.plus(HOUR);
+            assertThat(ids(store.expiredLeases(later, 3))).as("the oldest expiries are the other machine's").containsExactlyElementsOf(others);
+            assertThat(ids(store.expiredLeases(List.of(MACHINE), later, 3))).containsExactly(ours.id());
+            assertThat(ids(store.expiredLeases(List.of(MACHINE, "other"), later, 2))).containsExactly(others.get(0), others.get(1));
+            assertThat(ids(store.expiredLeases(List.of("nobody"), later, 10))).isEmpty();
+            assertThat(store.expiredLeases(List.of(MACHINE), T0, 10)).isEmpty();
+        }
+
+        @Test
         public void expiredLeasesAreListedOldestExpiryFirst() {
             TaskRecord a = create();
             TaskRecord b = create();
