@@ -119,7 +119,10 @@ public final class Sql {
     /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
     private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
 
-    /** Builds the SQL of a store; {@code prefix} must have been validated. */
+    /**
+     * Builds the SQL of a store; {@code prefix} must have been validated. Long because it is the
+     * list of the store's statements, one assignment each, read top to bottom like a schema file.
+     */
     public Sql(Dialect dialect, String prefix) {
         if (Schema.checkPrefix(prefix) != null) throw new IllegalArgumentException(Schema.checkPrefix(prefix));
         boolean pg = dialect == Dialect.POSTGRESQL;

@@ -70,6 +70,7 @@ public final class CompressionProgram {
         }
     }
 
+    // One scripted run read top to bottom, each step printed as it happens: kept in one method on purpose.
     private static int program(CompressionHost host, Conditions conditions, PrintStream out, CountDownLatch firstStarted,
                                CountDownLatch releaseFirst, List<String> starts, AtomicInteger maxRunning) throws InterruptedException {
         host.start();
