@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.TaskRecord;
@@ -53,6 +54,7 @@ final class Dispatcher {
     private final Preconditions preconditions;
     private final SlotLoop loop;
     private final Runnable onIdle;
+    private final TransitionListener own;
     private final AtomicInteger free;
     private final AtomicBoolean dispatchPending = new AtomicBoolean();
     private final AtomicBoolean housekeepingPending = new AtomicBoolean();
@@ -62,10 +64,12 @@ final class Dispatcher {
     /**
      * @param housekeeping runs first in a round after {@link #requestHousekeeping()}
      * @param onIdle       called after a round or a slot ended, to let a stop under way complete
+     * @param own          the runtime's own listener on the engine (claims need not be announced to it)
      */
     Dispatcher(RuntimeContext ctx, Runnable housekeeping, Preconditions preconditions, ResultMapper mapper, ResultWriter writer,
-               Runnable onIdle) {
+               Runnable onIdle, TransitionListener own) {
         this.ctx = ctx;
+        this.own = own;
         this.housekeeping = housekeeping;
         this.preconditions = preconditions;
         this.onIdle = onIdle;
@@ -162,7 +166,8 @@ final class Dispatcher {
             runs.add(run);
             log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, t.id(), t.state(), t.attempts());
         }
-        for (Claimed c : claimed) ctx.engine.announce(r.machine.name(), c.task(), c.entry());
+        // The runtime's own listener has nothing to do with a task entering a running state.
+        if (ctx.engine.hasListenersBesides(own)) for (Claimed c : claimed) ctx.engine.announce(r.machine.name(), c.task(), c.entry());
         return runs;
     }
 

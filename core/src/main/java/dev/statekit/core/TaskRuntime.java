@@ -62,6 +62,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Control control;
     private final List<Cancellable> subscriptions = new ArrayList<>();
+    private final Wakeups wakeups = new Wakeups();
     private volatile @Nullable AutoCloseable storeWatch;
 
     private TaskRuntime(Builder b) {
@@ -87,7 +88,7 @@ public final class TaskRuntime implements AutoCloseable {
         this.preconditions = new Preconditions(ctx);
         ResultMapper mapper = new ResultMapper(ctx.owner, ctx.store::cancelRequested, ctx::nextRandom);
         ResultWriter writer = new ResultWriter(ctx.engine, ctx.owner, this::wakeAt);
-        this.dispatcher = new Dispatcher(ctx, this::housekeeping, preconditions, mapper, writer, this::finishStopIfIdle);
+        this.dispatcher = new Dispatcher(ctx, this::housekeeping, preconditions, mapper, writer, this::finishStopIfIdle, wakeups);
         this.control = new Control(ctx, dispatcher::requestDispatch);
     }
 
@@ -125,7 +126,7 @@ public final class TaskRuntime implements AutoCloseable {
             if (r.options.concurrency() >= 0) ctx.store.setConcurrency(r.queue, r.options.concurrency());
         }
         recovery.healRestart();
-        subscriptions.add(ctx.engine.subscribe(new Wakeups()));
+        subscriptions.add(ctx.engine.subscribe(wakeups));
         storeWatch = ctx.store.watch(dispatcher::requestDispatch);
         ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx));      // until the stop completes: work in its grace keeps its leases
         subscriptions.add(ctx.timers.every(ctx.pollInterval, dispatcher::requestHousekeeping));

@@ -73,9 +73,12 @@ final class RuntimeParts {
         return new ResultWriter(ctx.engine, ctx.owner, wakeAt);
     }
 
+    /** Stands for a runtime's own listener on the engine: a dispatcher does not announce its claims to it. */
+    static final dev.statekit.core.spi.TransitionListener OWN = (machine, task, entry) -> { };
+
     /** Returns a dispatcher of {@code ctx} with the runtime's own mapper and a writer that drops wake-ups. */
     static Dispatcher dispatcher(RuntimeContext ctx, Runnable housekeeping, Runnable onIdle) {
-        return new Dispatcher(ctx, housekeeping, new Preconditions(ctx), mapper(ctx), writer(ctx, at -> { }), onIdle);
+        return new Dispatcher(ctx, housekeeping, new Preconditions(ctx), mapper(ctx), writer(ctx, at -> { }), onIdle, OWN);
     }
 
     /** Claims a batch of {@code r} as a worker slot of {@code ctx} would; the runs are registered as running. */

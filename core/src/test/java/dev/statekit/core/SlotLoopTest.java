@@ -167,7 +167,7 @@ class SlotLoopTest {
             return false;
         }, ctx::nextRandom);
         Dispatcher d = new Dispatcher(ctx, () -> { }, new Preconditions(ctx), mapper, RuntimeParts.writer(ctx, at -> { }),
-                () -> idleCalls++);
+                () -> idleCalls++, RuntimeParts.OWN);
         long busy = enqueue("q", "retry");          // a retry asks whether a cancellation was requested
         d.requestDispatch();
         parts.executor.runNext();
