@@ -7,15 +7,19 @@ import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Keeps tasks whose precondition does not hold out of the claim: the next tasks of a queue are
  * moved to the blocked state with the reason before a claim, and blocked tasks whose precondition
- * holds again go back at housekeeping. Each move is one fire with the version it was read at.
+ * holds again go back at housekeeping, a page per round. Each move is one fire with the version it was read at.
  */
 final class Preconditions {
     private final RuntimeContext ctx;
+    /** Per registration, the id after which the next round re-checks blocked tasks; absent: from the start. */
+    private final Map<Registration<?, ?>, Long> cursors = new ConcurrentHashMap<>();
 
     Preconditions(RuntimeContext ctx) {
         this.ctx = ctx;
@@ -36,7 +40,10 @@ final class Preconditions {
         }
     }
 
-    /** Unblocks the blocked tasks of every registration with a precondition whose precondition holds now. */
+    /**
+     * Unblocks the blocked tasks whose precondition holds now, one page of each registration with a
+     * precondition per call, the next call going on where this one stopped.
+     */
     void unblockReady() {
         for (Registration<?, ?> r : ctx.registrations.all()) {
             if (r.options.precondition() != null) unblockReady(r);
@@ -50,14 +57,18 @@ final class Preconditions {
         if (blocked == null || unblock == null) return;
         TaskQuery q = TaskQuery.all().machine(r.machine.name()).queue(r.queue).states(List.of(blocked.name()))
                 .limit(RuntimeContext.SCAN_BATCH);
-        for (Page<TaskRecord> page = ctx.store.query(q); ; page = ctx.store.query(q.after(Objects.requireNonNull(page.nextAfterId())))) {
-            for (TaskRecord t : page.items()) {      // every blocked task, page by page: one that stays blocked hides none after it
-                if (check.blockedReason(t) == null) {
-                    ctx.engine.fire(r.machine, t.id(), unblock, ctx.command().reason("precondition holds")
-                            .remove(TaskRuntime.ATTR_BLOCKED_REASON).expectVersion(t.version()), null);
-                }
+        // One page a round, each round after the last: tasks that stay blocked never hide the ones
+        // after them, and a round's work stays bounded however many tasks are blocked.
+        Long after = cursors.get(r);
+        Page<TaskRecord> page = ctx.store.query(after == null ? q : q.after(after));
+        for (TaskRecord t : page.items()) {
+            if (check.blockedReason(t) == null) {
+                ctx.engine.fire(r.machine, t.id(), unblock, ctx.command().reason("precondition holds")
+                        .remove(TaskRuntime.ATTR_BLOCKED_REASON).expectVersion(t.version()), null);
             }
-            if (!page.hasNext()) break;
         }
+        Long next = page.nextAfterId();
+        if (next == null) cursors.remove(r);
+        else cursors.put(r, next);
     }
 }

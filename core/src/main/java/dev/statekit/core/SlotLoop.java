@@ -39,8 +39,7 @@ final class SlotLoop {
                 runBatch(batch);
                 batch = next(r, yieldAt);
             }
-        } finally {
-            for (Run<S, E> run : batch) ctx.running.remove(run.id(), run);
+        } finally {      // a batch leaves the running map in runBatch, whatever happens there
             dispatcher.release();
             dispatcher.requestDispatch();
             dispatcher.idle();

@@ -105,7 +105,9 @@ class PreconditionsTest {
         preconditions.blockUnready(gated, parts.clock.now(), 1000);
         assertThat(parts.task(small).state()).isEqualTo("BLOCKED");
         fits.add("small");
-        preconditions.unblockReady();
+        preconditions.unblockReady();                            // the first page: all stay blocked
+        assertThat(parts.task(small).state()).isEqualTo("BLOCKED");
+        preconditions.unblockReady();                            // the next round goes on after it
         assertThat(parts.task(small).state()).isEqualTo("QUEUED");
     }
 }

@@ -133,11 +133,12 @@ public final class PostgresOps implements DialectOps {
     public List<Claimed> claim(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
             throws SQLException {
         int n = picks.size();
+        ClaimRule[] rules = new ClaimRule[n];
         Attributes[] attributes = new Attributes[n];
         Object[][] arrays = {new Long[n], new Long[n], new String[n], new String[n], new String[n], new String[n], new String[n]};
         for (int p = 0; p < n; p++) {
             TaskRecord t = picks.get(p);
-            ClaimRule rule = RowWrites.ruleOf(request, t);
+            ClaimRule rule = rules[p] = RowWrites.ruleOf(request, t);
             attributes[p] = rule.attributesOf(t);
             arrays[0][p] = t.id();
             arrays[1][p] = t.version();
@@ -165,7 +166,7 @@ public final class PostgresOps implements DialectOps {
             TaskRecord t = picks.get(p);
             Long token = tokens.get(t.id());
             if (token == null) continue;      // changed since it was read: not claimed
-            ClaimRule rule = RowWrites.ruleOf(request, t);
+            ClaimRule rule = rules[p];
             TaskRecord next = rule.claim(t, attributes[p], new Lease(request.owner(), token, expires), now);
             HistoryEntry entry = rule.entry(t, request.owner(), now);
             claimed.add(new Claimed(next, entry));

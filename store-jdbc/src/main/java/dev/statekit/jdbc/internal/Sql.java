@@ -1,7 +1,6 @@
 package dev.statekit.jdbc.internal;
 
 import dev.statekit.jdbc.Dialect;
-import java.util.Collection;
 
 /**
  * The SQL text of one store: table names come only from the validated prefix, every value is a
@@ -81,8 +80,6 @@ public final class Sql {
     public final String nextSequence;
     /** The next front sequence (to be negated). */
     public final String nextFront;
-    /** The next fencing token. */
-    public final String nextToken;
     /** The next fencing tokens, as many as the parameter says, one per row. */
     public final String nextTokens;
     /** Deletes a task unless it changed, holds a lease or has children. */
@@ -183,7 +180,6 @@ public final class Sql {
                 + anyLease + " order by id limit ?";
         nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
         nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
-        nextToken = pg ? "select nextval('" + prefix + "fencing_seq')" : "select next value for " + prefix + "fencing_seq";
         nextTokens = pg ? "select nextval('" + prefix + "fencing_seq') from generate_series(1, ?)"
                 : "select next value for " + prefix + "fencing_seq from system_range(1, ?)";
         deleteTask = "delete from " + tasks + " where id = ? and version = ? and lease_token is null"
