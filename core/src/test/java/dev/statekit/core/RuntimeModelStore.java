@@ -2,6 +2,9 @@ package dev.statekit.core;
 
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.GroupWrite;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
@@ -277,5 +280,30 @@ final class RuntimeModelStore implements Store {
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
         return store.setConcurrency(queue, limit);
+    }
+
+    @Override
+    public ApplyResult applyAll(List<Change> changes, List<GroupWrite> groups) {
+        return store.applyAll(changes, groups);
+    }
+
+    @Override
+    public Optional<GroupRecord> group(long ownerId) {
+        return store.group(ownerId);
+    }
+
+    @Override
+    public List<Long> dependencies(long taskId) {
+        return store.dependencies(taskId);
+    }
+
+    @Override
+    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+        return store.resolveGroups(ownerMachines, now, max, resolver);
+    }
+
+    @Override
+    public long pendingMarks() {
+        return store.pendingMarks();
     }
 }

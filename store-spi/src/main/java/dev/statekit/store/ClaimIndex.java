@@ -45,8 +45,12 @@ final class ClaimIndex {
             Comparator.comparing(TimedKey::notBefore).thenComparingLong(TimedKey::id));
     private final ConcurrentHashMap<String, AtomicInteger> leasedPerQueue = new ConcurrentHashMap<>();
 
-    ClaimIndex(InMemorySlots slots) {
+    private final java.util.function.Predicate<@Nullable Long> held;
+
+    /** Creates the indexes of {@code slots}; {@code held} tells whether a parent holds its children. */
+    ClaimIndex(InMemorySlots slots, java.util.function.Predicate<@Nullable Long> held) {
         this.slots = slots;
+        this.held = held;
     }
 
     private static String group(String machine, String queue, String state) {
@@ -190,7 +194,7 @@ final class ClaimIndex {
         TaskRecord t = slot.task;
         Instant nb = t.notBefore();
         return t.lease() == null && (nb == null || !nb.isAfter(request.now())) && request.ruleFor(t.state()) != null
-                && t.queue().equals(request.queue()) && t.machine().equals(request.machine());
+                && t.queue().equals(request.queue()) && t.machine().equals(request.machine()) && !held.test(t.parentId());
     }
 
     // --- scans ---------------------------------------------------------------------------------

@@ -18,5 +18,9 @@ public enum ErrorCode {
     /** The store cannot be reached or failed; the operation may be retried. */
     STORE_UNAVAILABLE,
     /** The store failed in a way that retrying will not fix. */
-    STORE_FAILURE
+    STORE_FAILURE,
+    /** Children were added to a group that is already sealed. */
+    GROUP_SEALED,
+    /** A new task depends on a task that does not exist. */
+    UNKNOWN_DEPENDENCY
 }

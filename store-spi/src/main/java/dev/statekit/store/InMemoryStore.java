@@ -43,7 +43,8 @@ public final class InMemoryStore implements Store {
     public static final int DEFAULT_MAX_PAYLOAD_CHARS = 1 << 20;
 
     private final InMemorySlots tasks = new InMemorySlots();
-    private final ClaimIndex index = new ClaimIndex(tasks);
+    private final InMemoryGroups groups = new InMemoryGroups();
+    private final ClaimIndex index = new ClaimIndex(tasks, groups::held);
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
@@ -72,26 +73,106 @@ public final class InMemoryStore implements Store {
 
     @Override
     public CreateResult create(NewTask spec) {
+        for (long d : spec.dependsOn()) {
+            if (d < 0) throw new IllegalArgumentException("a dependency on an earlier task of the list is only for createAll: " + d);
+        }
         StoreChecks.checkPayload(spec, maxPayloadChars);
+        Long parent = spec.parentId();
+        Slot parentSlot = parent == null ? null : tasks.get(parent);
+        if (parentSlot == null) return createUnder(spec, false);
+        synchronized (parentSlot) {                     // the parent's group cannot be sealed meanwhile
+            InMemoryGroups.Group g = groups.get(parent);
+            if (g != null && g.kind == GroupKind.CHILDREN && g.sealed && !existing(spec)) {
+                throw new StatekitException(ErrorCode.GROUP_SEALED, "the children of task " + parent + " are sealed");
+            }
+            return createUnder(spec, false);
+        }
+    }
+
+    @Override
+    public List<CreateResult> createAll(List<NewTask> specs) {
+        List<CreateResult> results = new ArrayList<>(specs.size());
+        for (NewTask spec : specs) {
+            List<Long> deps = new ArrayList<>(spec.dependsOn().size());
+            for (long d : spec.dependsOn()) {
+                if (d > 0) deps.add(d);
+                else if (-d <= results.size()) deps.add(results.get((int) -d - 1).task().id());
+                else throw new IllegalArgumentException("dependency " + d + " names no earlier task of the list");
+            }
+            results.add(create(spec.withDependencies(deps)));
+        }
+        return results;
+    }
+
+    private boolean existing(NewTask spec) {
         String key = spec.idempotencyKey();
-        if (key == null) return new CreateResult(insert(spec), true);
+        return key != null && creationKeys.containsKey(spec.machine() + '\u0000' + key);
+    }
+
+    private CreateResult createUnder(NewTask spec, boolean countedByWrite) {
+        String key = spec.idempotencyKey();
+        if (key == null) return new CreateResult(insert(spec, countedByWrite), true);
         boolean[] created = {false};
         Long id = creationKeys.computeIfAbsent(spec.machine() + '\u0000' + key, k -> {
             created[0] = true;
-            return insert(spec).id();
+            return insert(spec, countedByWrite).id();
         });
         return new CreateResult(Objects.requireNonNull(tasks.get(id)).task, created[0]);
     }
 
-    private TaskRecord insert(NewTask spec) {
+    private TaskRecord insert(NewTask spec, boolean countedByWrite) {
+        if (!spec.dependsOn().isEmpty()) return insertDependent(spec);
         long id = ids.incrementAndGet();
         TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
         Slot slot = new Slot(record);
         synchronized (slot) {
             tasks.put(id, slot);
             index.reindex(null, record);
+            groups.born(record);
+            groups.changed(null, record, countedByWrite);
         }
         return record;
+    }
+
+    // The dependencies' monitors are held while their states are read and the new task is registered
+    // as their dependent: none of their changes falls between the two.
+    private TaskRecord insertDependent(NewTask spec) {
+        Long[] deps = spec.dependsOn().toArray(new Long[0]);
+        Arrays.sort(deps);
+        @Nullable Slot[] slots = new Slot[deps.length];
+        for (int i = 0; i < deps.length; i++) {
+            slots[i] = tasks.get(deps[i]);
+            if (slots[i] == null) throw new StatekitException(ErrorCode.UNKNOWN_DEPENDENCY, "task " + deps[i] + " does not exist");
+        }
+        return locked(slots, 0, () -> {
+            long id = ids.incrementAndGet();
+            TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
+            Slot slot = new Slot(record);
+            synchronized (slot) {
+                tasks.put(id, slot);
+                index.reindex(null, record);
+                groups.born(record);
+                InMemoryGroups.Group g = groups.open(id, record.machine(), GroupKind.DEPENDENCIES, spec.dependsOn());
+                g.sealed = true;
+                for (Slot s : slots) {
+                    TaskRecord d = Objects.requireNonNull(s).task;
+                    g.total++;
+                    g.count(new MemberState(d.machine(), d.state()), 1);
+                }
+                groups.mark(id, InMemoryGroups.Mark.LOOK);
+            }
+            return record;
+        });
+    }
+
+    // Takes the monitors of slots[i..] in the order given (ascending ids), then runs body.
+    private static <T> T locked(@Nullable Slot[] slots, int i, java.util.function.Supplier<T> body) {
+        if (i == slots.length) return body.get();
+        Slot slot = slots[i];
+        if (slot == null) return locked(slots, i + 1, body);
+        synchronized (slot) {
+            return locked(slots, i + 1, body);
+        }
     }
 
     @Override
@@ -116,36 +197,149 @@ public final class InMemoryStore implements Store {
     public ApplyResult applyAll(List<Change> changes) {
         if (changes.isEmpty()) throw new IllegalArgumentException("no changes to apply");
         if (changes.size() == 1) return apply(changes.get(0));
-        StoreChecks.requireDistinctTasks(changes);
-        Change[] sorted = changes.toArray(new Change[0]);
-        Arrays.sort(sorted, Comparator.comparingLong(c -> c.next().id()));
-        @Nullable Slot[] slots = new Slot[sorted.length];
-        for (int i = 0; i < sorted.length; i++) slots[i] = tasks.get(sorted[i].next().id());
-        return lockAndApply(slots, sorted, changes, 0);
+        return applyAll(changes, List.of());
     }
 
-    // Monitors are taken in ascending id order, so two concurrent applyAll calls cannot deadlock.
-    private ApplyResult lockAndApply(@Nullable Slot[] slots, Change[] sorted, List<Change> original, int i) {
-        if (i < slots.length) {
-            Slot slot = slots[i];
-            if (slot == null) return lockAndApply(slots, sorted, original, i + 1);
-            synchronized (slot) {
-                return lockAndApply(slots, sorted, original, i + 1);
+    // Monitors are taken in ascending id order, so two concurrent writes cannot deadlock.
+    @Override
+    public ApplyResult applyAll(List<Change> changes, List<GroupWrite> writes) {
+        if (changes.isEmpty() && writes.isEmpty()) throw new IllegalArgumentException("nothing to write");
+        StoreChecks.requireDistinctTasks(changes);
+        java.util.TreeMap<Long, @Nullable Slot> involved = new java.util.TreeMap<>();
+        for (Change c : changes) involved.put(c.next().id(), tasks.get(c.next().id()));
+        java.util.Set<Long> owners = new java.util.HashSet<>();
+        for (GroupWrite w : writes) {
+            if (!owners.add(w.parentId())) throw new IllegalArgumentException("two group writes for task " + w.parentId());
+            involved.put(w.parentId(), tasks.get(w.parentId()));
+            for (NewTask child : w.children()) StoreChecks.checkPayload(child, maxPayloadChars);
+        }
+        @Nullable Slot[] slots = involved.values().toArray(new Slot[0]);
+        return locked(slots, 0, () -> {
+            for (Change c : changes) {           // refusals name the first task in the order given
+                Slot slot = involved.get(c.next().id());
+                if (slot == null) return ApplyResult.notFound(c.next().id());
+                ApplyResult refusal = check(slot, c);
+                if (refusal != null) return refusal;
+            }
+            for (GroupWrite w : writes) {
+                if (involved.get(w.parentId()) == null) return ApplyResult.notFound(w.parentId());
+                checkGroupWrite(w);
+            }
+            for (Change c : changes) write(Objects.requireNonNull(involved.get(c.next().id())), c.next(), c.entry(), c.reorders());
+            for (GroupWrite w : writes) writeGroup(w, Objects.requireNonNull(involved.get(w.parentId())).task);
+            return ApplyResult.APPLIED;
+        });
+    }
+
+    private void checkGroupWrite(GroupWrite w) {
+        InMemoryGroups.Group g = groups.get(w.parentId());
+        if (g == null) return;
+        if (g.kind != GroupKind.CHILDREN) {
+            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "task " + w.parentId() + " waits on dependencies and cannot have a group of children");
+        }
+        if (g.sealed) {
+            for (NewTask child : w.children()) {
+                if (!existing(child)) throw new StatekitException(ErrorCode.GROUP_SEALED, "the children of task " + w.parentId() + " are sealed");
             }
         }
-        for (Change c : original) {           // refusals name the first task in the order given
-            Slot slot = slots[indexOf(sorted, c)];
-            if (slot == null) return ApplyResult.notFound(c.next().id());
-            ApplyResult refusal = check(slot, c);
-            if (refusal != null) return refusal;
-        }
-        for (int j = 0; j < sorted.length; j++) write(Objects.requireNonNull(slots[j]), sorted[j].next(), sorted[j].entry(), sorted[j].reorders());
-        return ApplyResult.APPLIED;
     }
 
-    private static int indexOf(Change[] sorted, Change c) {
-        for (int i = 0; i < sorted.length; i++) if (sorted[i] == c) return i;
-        throw new IllegalStateException("change not found");
+    // The caller holds the owner's monitor; children opened with the group are counted here, not by marks.
+    private void writeGroup(GroupWrite w, TaskRecord owner) {
+        InMemoryGroups.Group g = groups.get(w.parentId());
+        if (g == null) g = groups.open(w.parentId(), owner.machine(), GroupKind.CHILDREN, List.of());
+        for (NewTask child : w.children()) {
+            CreateResult r = createUnder(child, true);
+            if (r.created()) {
+                g.total++;
+                g.count(new MemberState(child.machine(), child.state()), 1);
+            }
+        }
+        if (w.seal()) g.sealed = true;
+        Boolean hold = w.hold();
+        if (hold != null) g.hold = hold;
+        groups.mark(w.parentId(), InMemoryGroups.Mark.LOOK);
+    }
+
+    // --- groups -----------------------------------------------------------------------------
+
+    @Override
+    public Optional<GroupRecord> group(long ownerId) {
+        Slot slot = tasks.get(ownerId);
+        if (slot == null) return Optional.empty();
+        synchronized (slot) {
+            InMemoryGroups.Group g = groups.get(ownerId);
+            return g == null ? Optional.empty() : Optional.of(g.record());
+        }
+    }
+
+    @Override
+    public List<Long> dependencies(long taskId) {
+        InMemoryGroups.Group g = groups.get(taskId);
+        return g == null ? List.of() : g.dependencies;
+    }
+
+    @Override
+    public long pendingMarks() {
+        return groups.pending();
+    }
+
+    @Override
+    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+        if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
+        synchronized (groups.passLock) {
+            int resolved = 0;
+            for (long ownerId : groups.pick(ownerMachines, max)) if (resolveOne(ownerId, resolver)) resolved++;
+            return resolved;
+        }
+    }
+
+    // The owner's monitor is held while the marks are taken and the resolver decides; the decision's
+    // changes are then applied as one applyAll (monitors in id order), and a refused write puts the marks back.
+    private boolean resolveOne(long ownerId, GroupResolver resolver) {
+        Slot slot = tasks.get(ownerId);
+        InMemoryGroups.Group g = groups.get(ownerId);
+        if (slot == null || g == null) {
+            groups.drain(ownerId);
+            return false;
+        }
+        java.util.ArrayDeque<InMemoryGroups.Mark> taken;
+        GroupResolver.Resolution r;
+        long[] total = {0};
+        synchronized (slot) {
+            taken = groups.drain(ownerId);
+            java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
+            GroupRecord view = g.record().withCounts(total[0], counts);
+            r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
+        }
+        if (!r.changes().isEmpty() && !applyAll(r.changes()).applied()) {
+            groups.restore(ownerId, taken);
+            return false;
+        }
+        synchronized (slot) {
+            long[] none = {0};
+            java.util.Map<MemberState, Long> before = new java.util.HashMap<>(g.counts);
+            java.util.Map<MemberState, Long> after = InMemoryGroups.counted(g, taken, none);
+            for (MemberState m : before.keySet()) if (!after.containsKey(m)) g.counts.remove(m);
+            g.counts.putAll(after);
+            g.total = none[0];
+            g.resolution = r.resolution();
+            g.awaiting = r.awaiting();
+            g.checked = groups.nextCheck();
+        }
+        if (!r.creates().isEmpty()) createAll(r.creates());
+        for (long id : r.cancels()) requestCancel(id);
+        return true;
+    }
+
+    private List<TaskRecord> members(InMemoryGroups.Group g, String machine, String state, long afterId, int max) {
+        List<TaskRecord> found = new ArrayList<>();
+        for (long id : groups.members(g).tailSet(afterId, false)) {
+            if (found.size() >= max) break;
+            Slot s = tasks.get(id);
+            if (s != null && s.task.machine().equals(machine) && s.task.state().equals(state)) found.add(s.task);
+        }
+        return found;
     }
 
     private @Nullable ApplyResult check(Slot slot, Change change) {
@@ -171,6 +365,7 @@ public final class InMemoryStore implements Store {
         }
         slot.task = next;
         index.reindex(old, next);
+        groups.changed(old, next, false);
     }
 
     // Priority and sequence change only through reorder or a reordering change; a kept lease keeps its renewed expiry.
@@ -341,12 +536,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
-        java.util.Set<Long> parents = new java.util.HashSet<>();
         long last = ids.get();
-        for (long id = 1; id <= last; id++) {
-            Slot slot = tasks.get(id);
-            if (slot != null && slot.task.parentId() != null) parents.add(slot.task.parentId());
-        }
         int purged = 0;
         for (long id = 1; id <= last && purged < max; id++) {
             Slot slot = tasks.get(id);
@@ -354,11 +544,13 @@ public final class InMemoryStore implements Store {
             synchronized (slot) {
                 TaskRecord t = slot.task;
                 if (!t.machine().equals(machine) || !states.contains(t.state()) || t.lease() != null
-                        || !t.updatedAt().isBefore(updatedBefore) || parents.contains(t.id())) {
+                        || !t.updatedAt().isBefore(updatedBefore) || groups.hasChildren(t.id()) || groups.hasMarks(t.id())
+                        || groups.isDependency(t.id())) {
                     continue;
                 }
                 index.reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
                 tasks.remove(id);
+                groups.deleted(t);
                 String key = t.idempotencyKey();
                 if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
                 purged++;

@@ -17,8 +17,12 @@ public interface Store {
 
     /**
      * Creates a task at version 0, or returns the existing task when one of the same machine
-     * was created with the same idempotency key (then nothing is written).
+     * was created with the same idempotency key (then nothing is written). A task with
+     * {@link NewTask#dependsOn() dependencies} gets its {@link GroupKind#DEPENDENCIES} group in the
+     * same transaction; a task whose parent owns a group is counted in it by the next pass.
      *
+     * @throws StatekitException with {@link ErrorCode#UNKNOWN_DEPENDENCY} when a dependency does not
+     *         exist, or {@link ErrorCode#GROUP_SEALED} when the parent's group is sealed
      * @throws StatekitException with {@link ErrorCode#PAYLOAD_TOO_LARGE} when the payload exceeds the store's limit
      */
     CreateResult create(NewTask task);
@@ -112,7 +116,7 @@ public interface Store {
      * change when that is later (a claimer whose clock was read before a slow call must not write
      * history that goes backwards). A queue with a concurrency limit counts every task that holds
      * a lease, expired or not: an expired lease is recovered before anything else of that queue
-     * is claimed.
+     * is claimed. A member of a group whose {@link GroupRecord#hold()} is set is not claimed.
      *
      * @return the claimed tasks with their history entries, in claim order; empty when nothing is
      *         runnable or allowed
@@ -192,7 +196,8 @@ public interface Store {
     /**
      * Deletes tasks of {@code machine} in one of {@code states} (typically terminal ones) last
      * updated before {@code updatedBefore}, with their history and idempotency records, at most
-     * {@code max} of them; tasks that hold a lease or have children are kept.
+     * {@code max} of them; tasks that hold a lease, have children, have marks waiting for resolution
+     * or are a dependency of an existing task are kept. A deleted task's group goes with it.
      *
      * @return how many tasks were deleted
      */
@@ -208,6 +213,50 @@ public interface Store {
     default AutoCloseable watch(Runnable wake) {
         return () -> { };
     }
+
+    // --- groups -----------------------------------------------------------------------------
+
+    /**
+     * Applies {@code changes} and {@code groups} atomically: the changes as {@link #applyAll(List)}
+     * would, and, for each group write, opens the owner's {@link GroupKind#CHILDREN} group if it does
+     * not exist, creates the children, seals the group and sets its hold flag as asked. When a change
+     * is refused (version conflict, duplicate command, missing task) nothing is written, so a
+     * repeated command creates no child twice.
+     *
+     * @param changes changes to distinct tasks; may be empty when {@code groups} is not
+     * @param groups  group writes for distinct owners; each owner must exist
+     * @return the result of the changes; {@link ApplyResult#notFound} when a group's owner does not exist
+     * @throws StatekitException with {@link ErrorCode#GROUP_SEALED} when children are added to a sealed
+     *         group, or {@link ErrorCode#PAYLOAD_TOO_LARGE}; nothing is written then
+     * @throws IllegalArgumentException if both lists are empty, or a task or owner appears twice
+     */
+    ApplyResult applyAll(List<Change> changes, List<GroupWrite> groups);
+
+    /** Returns the group owned by {@code ownerId}, with its counts as of the last resolution pass. */
+    Optional<GroupRecord> group(long ownerId);
+
+    /** Returns the ids of the tasks {@code taskId} was created depending on, in the order given. */
+    List<Long> dependencies(long taskId);
+
+    /**
+     * Runs one resolution pass over groups whose owner is of one of {@code ownerMachines}, in one
+     * transaction: takes up to {@code max} marks (skipping marks another pass holds), then groups
+     * with {@link GroupRecord#awaiting()} set (least recently checked first) until {@code max}
+     * groups are in hand; locks their owners in id order; applies the marks to the counts; asks
+     * {@code resolver} what each group means; writes its changes, creations, cancellation requests,
+     * resolution and flags with the new counts; deletes the marks it took; commits.
+     *
+     * <p>A mark is written in the same transaction as the change that causes it: by every change of
+     * state of a task whose parent owns a group, or that is a dependency of another task (claims and
+     * creations included), and by every change of state of a group's owner. A pass that fails writes
+     * nothing, and its marks are taken by the next pass, in any process.
+     *
+     * @return how many groups the pass resolved (0 when there was nothing to do)
+     */
+    int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver);
+
+    /** Returns how many marks wait for a resolution pass (across all machines). */
+    long pendingMarks();
 
     // --- queues -----------------------------------------------------------------------------
 

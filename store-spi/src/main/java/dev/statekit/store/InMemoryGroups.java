@@ -1,0 +1,232 @@
+package dev.statekit.store;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The groups of an {@link InMemoryStore}: each group's record, the marks its members' changes
+ * left for the resolver, and which tasks each task's dependents are.
+ *
+ * <p>A group's record is changed only with its owner's slot monitor held; marks are appended with
+ * the changed task's slot monitor held, so the marks of one task are queued in the order of its
+ * changes, and a pass that drains an owner's queue takes a prefix of every member's changes.
+ * Passes are serialised by one lock.
+ */
+final class InMemoryGroups {
+
+    /** One group; guarded by its owner's slot monitor. */
+    static final class Group {
+        final long ownerId;
+        final String ownerMachine;
+        final GroupKind kind;
+        final List<Long> dependencies;
+        boolean sealed;
+        long total;
+        final HashMap<MemberState, Long> counts = new HashMap<>();
+        @Nullable String resolution;
+        volatile boolean hold;
+        boolean awaiting;
+        long checked;
+
+        Group(long ownerId, String ownerMachine, GroupKind kind, List<Long> dependencies) {
+            this.ownerId = ownerId;
+            this.ownerMachine = ownerMachine;
+            this.kind = kind;
+            this.dependencies = List.copyOf(dependencies);
+        }
+
+        GroupRecord record() {
+            return new GroupRecord(ownerId, kind, sealed, total, counts, resolution, hold, awaiting);
+        }
+
+        void count(MemberState state, long delta) {
+            counts.merge(state, delta, Long::sum);
+            if (counts.get(state) == 0) counts.remove(state);
+        }
+    }
+
+    /** A member's change of state (from null: created), or, with a null machine, a request to look at the owner. */
+    record Mark(@Nullable String machine, @Nullable String from, @Nullable String to) {
+        static final Mark LOOK = new Mark(null, null, null);
+    }
+
+    private final ConcurrentHashMap<Long, Group> groups = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Set<Long>> dependents = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, java.util.concurrent.ConcurrentSkipListSet<Long>> children = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, ConcurrentLinkedQueue<Mark>> marks = new ConcurrentHashMap<>();
+    private final LinkedHashSet<Long> dirty = new LinkedHashSet<>();   // guarded by itself
+    private final AtomicLong pending = new AtomicLong();
+    private final AtomicLong passes = new AtomicLong();
+    final Object passLock = new Object();
+
+    @Nullable Group get(long ownerId) {
+        return groups.get(ownerId);
+    }
+
+    boolean held(@Nullable Long parentId) {
+        if (parentId == null) return false;
+        Group g = groups.get(parentId);
+        return g != null && g.hold;
+    }
+
+    /** Opens a group; the caller holds the owner's slot monitor. */
+    Group open(long ownerId, String ownerMachine, GroupKind kind, List<Long> dependencies) {
+        Group g = new Group(ownerId, ownerMachine, kind, dependencies);
+        groups.put(ownerId, g);
+        for (long d : dependencies) dependents.computeIfAbsent(d, k -> new CopyOnWriteArraySet<>()).add(ownerId);
+        return g;
+    }
+
+    /** Records a new task under its parent. */
+    void born(TaskRecord child) {
+        Long parent = child.parentId();
+        if (parent != null) children.computeIfAbsent(parent, k -> new java.util.concurrent.ConcurrentSkipListSet<>()).add(child.id());
+    }
+
+    boolean hasChildren(long id) {
+        Set<Long> c = children.get(id);
+        return c != null && !c.isEmpty();
+    }
+
+    /** Returns the ids of the members of {@code g}, ascending. */
+    java.util.NavigableSet<Long> members(Group g) {
+        if (g.kind == GroupKind.DEPENDENCIES) return new java.util.TreeSet<>(g.dependencies);
+        java.util.NavigableSet<Long> c = children.get(g.ownerId);
+        return c == null ? new java.util.TreeSet<>() : c;
+    }
+
+    /** Records the marks of one write of {@code now} (created when {@code old} is null); the caller holds its slot monitor. */
+    void changed(@Nullable TaskRecord old, TaskRecord now, boolean countedByWrite) {
+        if (old != null && old.state().equals(now.state())) return;
+        String from = old == null ? null : old.state();
+        Long parent = now.parentId();
+        if (parent != null && !countedByWrite) {
+            Group g = groups.get(parent);
+            if (g != null && g.kind == GroupKind.CHILDREN) mark(parent, new Mark(now.machine(), from, now.state()));
+        }
+        Set<Long> owners = dependents.get(now.id());
+        if (owners != null) for (long owner : owners) mark(owner, new Mark(now.machine(), from, now.state()));
+        if (old != null && groups.containsKey(now.id())) mark(now.id(), Mark.LOOK);
+    }
+
+    void mark(long ownerId, Mark mark) {
+        marks.computeIfAbsent(ownerId, k -> new ConcurrentLinkedQueue<>()).add(mark);
+        pending.incrementAndGet();
+        synchronized (dirty) {
+            dirty.add(ownerId);
+        }
+    }
+
+    long pending() {
+        return pending.get();
+    }
+
+    boolean hasMarks(long ownerId) {
+        ConcurrentLinkedQueue<Mark> q = marks.get(ownerId);
+        return q != null && !q.isEmpty();
+    }
+
+    boolean isDependency(long taskId) {
+        Set<Long> owners = dependents.get(taskId);
+        if (owners == null) return false;
+        for (long o : owners) if (groups.containsKey(o)) return true;
+        return false;
+    }
+
+    /** Forgets the group of a deleted task; the caller holds its slot monitor. */
+    void deleted(TaskRecord task) {
+        long taskId = task.id();
+        Long parent = task.parentId();
+        if (parent != null) {
+            Set<Long> siblings = children.get(parent);
+            if (siblings != null) siblings.remove(taskId);
+        }
+        Group g = groups.remove(taskId);
+        if (g != null) {
+            for (long d : g.dependencies) {
+                Set<Long> owners = dependents.get(d);
+                if (owners != null) owners.remove(taskId);
+            }
+        }
+        dependents.remove(taskId);
+    }
+
+    /** Picks the owners of one pass: dirty ones first, then awaiting ones least recently checked. The caller holds {@link #passLock}. */
+    List<Long> pick(Collection<String> machines, int max) {
+        List<Long> picked = new ArrayList<>();
+        synchronized (dirty) {
+            for (Long id : dirty) {
+                if (picked.size() >= max) break;
+                Group g = groups.get(id);
+                if (g == null || machines.contains(g.ownerMachine)) picked.add(id);
+            }
+            picked.forEach(dirty::remove);
+        }
+        if (picked.size() < max) {
+            List<Group> awaiting = new ArrayList<>();
+            for (Group g : groups.values()) {
+                if (g.awaiting && machines.contains(g.ownerMachine) && !picked.contains(g.ownerId)) awaiting.add(g);
+            }
+            awaiting.sort(java.util.Comparator.comparingLong((Group g) -> g.checked).thenComparingLong(g -> g.ownerId));
+            for (Group g : awaiting) {
+                if (picked.size() >= max) break;
+                picked.add(g.ownerId);
+            }
+        }
+        picked.sort(null);
+        return picked;
+    }
+
+    /** Takes every mark queued for {@code ownerId}. */
+    ArrayDeque<Mark> drain(long ownerId) {
+        ArrayDeque<Mark> taken = new ArrayDeque<>();
+        ConcurrentLinkedQueue<Mark> q = marks.get(ownerId);
+        if (q == null) return taken;
+        for (Mark m; (m = q.poll()) != null; ) taken.add(m);
+        pending.addAndGet(-taken.size());
+        return taken;
+    }
+
+    /** Puts back marks a failed pass took, ahead of any queued since. */
+    void restore(long ownerId, ArrayDeque<Mark> taken) {
+        if (taken.isEmpty()) return;
+        ConcurrentLinkedQueue<Mark> q = marks.computeIfAbsent(ownerId, k -> new ConcurrentLinkedQueue<>());
+        List<Mark> later = new ArrayList<>();
+        for (Mark m; (m = q.poll()) != null; ) later.add(m);
+        q.addAll(taken);
+        q.addAll(later);
+        pending.addAndGet(taken.size());
+        synchronized (dirty) {
+            dirty.add(ownerId);
+        }
+    }
+
+    /** Returns the counts after {@code taken}: total and per state. */
+    static Map<MemberState, Long> counted(Group g, Collection<Mark> taken, long[] total) {
+        HashMap<MemberState, Long> counts = new HashMap<>(g.counts);
+        total[0] = g.total;
+        for (Mark m : taken) {
+            if (m.machine() == null) continue;
+            if (m.from() == null) total[0]++;
+            else counts.merge(new MemberState(m.machine(), m.from()), -1L, Long::sum);
+            if (m.to() != null) counts.merge(new MemberState(m.machine(), m.to()), 1L, Long::sum);
+        }
+        counts.values().removeIf(n -> n == 0);
+        return counts;
+    }
+
+    long nextCheck() {
+        return passes.incrementAndGet();
+    }
+}
