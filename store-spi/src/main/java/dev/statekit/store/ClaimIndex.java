@@ -45,10 +45,10 @@ final class ClaimIndex {
             Comparator.comparing(TimedKey::notBefore).thenComparingLong(TimedKey::id));
     private final ConcurrentHashMap<String, AtomicInteger> leasedPerQueue = new ConcurrentHashMap<>();
 
-    private final java.util.function.Predicate<@Nullable Long> held;
+    private final java.util.function.Predicate<TaskRecord> held;
 
-    /** Creates the indexes of {@code slots}; {@code held} tells whether a parent holds its children. */
-    ClaimIndex(InMemorySlots slots, java.util.function.Predicate<@Nullable Long> held) {
+    /** Creates the indexes of {@code slots}; {@code held} tells whether a task is held by a group. */
+    ClaimIndex(InMemorySlots slots, java.util.function.Predicate<TaskRecord> held) {
         this.slots = slots;
         this.held = held;
     }
@@ -194,7 +194,7 @@ final class ClaimIndex {
         TaskRecord t = slot.task;
         Instant nb = t.notBefore();
         return t.lease() == null && (nb == null || !nb.isAfter(request.now())) && request.ruleFor(t.state()) != null
-                && t.queue().equals(request.queue()) && t.machine().equals(request.machine()) && !held.test(t.parentId());
+                && t.queue().equals(request.queue()) && t.machine().equals(request.machine()) && !held.test(t);
     }
 
     // --- scans ---------------------------------------------------------------------------------

@@ -20,7 +20,9 @@ import org.jspecify.annotations.Nullable;
  * @param counts     how many members are in each state (as of the last pass); states with none are absent
  * @param resolution the event the resolver last fired on the owner for this group, or null while
  *                   the group is open (never resolved, or re-opened since)
- * @param hold       whether the owner holds its members: members that are not running are not claimed
+ * @param hold       for {@link GroupKind#CHILDREN}, whether the owner holds its members (members are not
+ *                   claimed); for {@link GroupKind#DEPENDENCIES}, whether the owner is held (it is not
+ *                   claimed): set when the group is written, cleared by the resolver
  * @param awaiting   whether the resolver has work left on the group without a new mark (an event the
  *                   owner's state refused for now, or a cascade not finished)
  */

@@ -55,10 +55,11 @@ public interface GroupResolver {
      * @param creates    follow-on tasks to create (with idempotency keys, so a repeated pass creates none twice)
      * @param cancels    running members whose cancellation to request (the lease holder learns at its next renewal)
      * @param resolution the group's resolution after this pass (see {@link GroupRecord#resolution()})
+     * @param hold       the group's new hold flag, or null to keep it
      * @param awaiting   whether the group needs another pass without a new mark
      */
     record Resolution(List<Change> changes, List<NewTask> creates, List<Long> cancels, @Nullable String resolution,
-            boolean awaiting) {
+            @Nullable Boolean hold, boolean awaiting) {
         /** Creates a resolution. */
         public Resolution {
             changes = List.copyOf(changes);
@@ -68,7 +69,7 @@ public interface GroupResolver {
 
         /** Writes only the counts, keeping the group's resolution. */
         public static Resolution keep(GroupRecord group) {
-            return new Resolution(List.of(), List.of(), List.of(), group.resolution(), false);
+            return new Resolution(List.of(), List.of(), List.of(), group.resolution(), null, false);
         }
     }
 }

@@ -74,10 +74,15 @@ final class InMemoryGroups {
         return groups.get(ownerId);
     }
 
-    boolean held(@Nullable Long parentId) {
-        if (parentId == null) return false;
-        Group g = groups.get(parentId);
-        return g != null && g.hold;
+    /** Returns whether {@code task} may not be claimed: its parent holds its children, or its dependencies hold it. */
+    boolean held(TaskRecord task) {
+        Long parentId = task.parentId();
+        if (parentId != null) {
+            Group p = groups.get(parentId);
+            if (p != null && p.hold && p.kind == GroupKind.CHILDREN) return true;
+        }
+        Group own = groups.get(task.id());
+        return own != null && own.hold && own.kind == GroupKind.DEPENDENCIES;
     }
 
     /** Opens a group; the caller holds the owner's slot monitor. */

@@ -154,6 +154,7 @@ public final class InMemoryStore implements Store {
                 groups.born(record);
                 InMemoryGroups.Group g = groups.open(id, record.machine(), GroupKind.DEPENDENCIES, spec.dependsOn());
                 g.sealed = true;
+                g.hold = true;
                 for (Slot s : slots) {
                     TaskRecord d = Objects.requireNonNull(s).task;
                     g.total++;
@@ -324,6 +325,8 @@ public final class InMemoryStore implements Store {
             g.counts.putAll(after);
             g.total = none[0];
             g.resolution = r.resolution();
+            Boolean hold = r.hold();
+            if (hold != null) g.hold = hold;
             g.awaiting = r.awaiting();
             g.checked = groups.nextCheck();
         }

@@ -116,7 +116,9 @@ public interface Store {
      * change when that is later (a claimer whose clock was read before a slow call must not write
      * history that goes backwards). A queue with a concurrency limit counts every task that holds
      * a lease, expired or not: an expired lease is recovered before anything else of that queue
-     * is claimed. A member of a group whose {@link GroupRecord#hold()} is set is not claimed.
+     * is claimed. A held task is not claimed: a child whose parent's {@link GroupKind#CHILDREN} group
+     * is held, or a task whose {@link GroupKind#DEPENDENCIES} group is held (it is, from its creation
+     * until the resolver releases it).
      *
      * @return the claimed tasks with their history entries, in claim order; empty when nothing is
      *         runnable or allowed
