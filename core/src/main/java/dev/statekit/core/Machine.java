@@ -2,6 +2,7 @@ package dev.statekit.core;
 
 import dev.statekit.store.TriggerSource;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -42,6 +43,9 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private final Map<String, S> stateByName;
     private final Map<String, E> eventByName;
     private final MachineIndex<S, E> index;
+    private final Map<S, Ending> endings;
+    private final @Nullable Children<S, E> children;
+    private final @Nullable Dependencies<S, E> dependencies;
 
     /** A named refusal for an event the table does not allow in some state. */
     record Refusal(String code, String message) {}
@@ -76,6 +80,9 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         for (E e : eventType.getEnumConstants()) en.put(e.name(), e);
         this.eventByName = Map.copyOf(en);
         this.index = new MachineIndex<>(stateType, eventType, rows, b.refusals);
+        this.endings = Collections.unmodifiableMap(new EnumMap<>(b.endings.isEmpty() ? new EnumMap<S, Ending>(stateType) : b.endings));
+        this.children = b.children;
+        this.dependencies = b.dependencies;
         this.holdsLease = new boolean[stateType.getEnumConstants().length];
         if (runPolicy != null) for (S r : runPolicy.runningStates(this)) holdsLease[r.ordinal()] = true;
     }
@@ -84,7 +91,49 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         Set<S> states = b.declaredStates != null ? b.declaredStates : EnumSet.allOf(b.stateType);
         List<String> defects = MachineValidator.defects(b, states);
         if (!defects.isEmpty()) throw new MachineDefinitionException(b.name, defects);
-        return new Machine<>(b, states);
+        Machine<S, E> machine = new Machine<>(b, states);
+        if (b.children != null) defects.addAll(b.children.defects(machine));
+        if (b.dependencies != null) defects.addAll(b.dependencies.defects(machine));
+        if (!defects.isEmpty()) throw new MachineDefinitionException(b.name, defects);
+        return machine;
+    }
+
+    /** Returns how a task in {@code state} has ended, as groups count it, or null if it has not. */
+    public @Nullable Ending ending(S state) {
+        return endings.get(state);
+    }
+
+    /** Returns how a task in the state named {@code stateName} has ended, or null if it has not or the state is unknown. */
+    public @Nullable Ending ending(String stateName) {
+        S s = stateByName.get(stateName);
+        return s == null ? null : endings.get(s);
+    }
+
+    /** Returns the declared ending states. */
+    public Map<S, Ending> endings() {
+        return endings;
+    }
+
+    boolean hasEnding(Ending e) {
+        return endings.containsValue(e);
+    }
+
+    /** Returns what tasks of this machine do with their children, or null if they have none. */
+    public @Nullable Children<S, E> children() {
+        return children;
+    }
+
+    /** Returns what tasks of this machine created with dependencies do, or null. */
+    public @Nullable Dependencies<S, E> dependencies() {
+        return dependencies;
+    }
+
+    /** Returns whether some row fires {@code event} with source SYSTEM. */
+    boolean firedBySystem(E event) {
+        for (Transition<S, E> t : rows) {
+            if (t.event() == event && t.sources().contains(TriggerSource.SYSTEM)) return true;
+        }
+        return false;
     }
 
     /** Returns the machine's name, stored with each of its tasks. */

@@ -31,6 +31,9 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
     final Map<S, Map<E, Machine.Refusal>> refusals;
     @Nullable String description;
     @Nullable RunPolicy<S, E> runPolicy;
+    final EnumMap<S, Ending> endings;
+    @Nullable Children<S, E> children;
+    @Nullable Dependencies<S, E> dependencies;
 
     MachineBuilder(String name, Class<S> stateType, Class<E> eventType) {
         this.name = Objects.requireNonNull(name, "name");
@@ -38,6 +41,7 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
         this.eventType = Objects.requireNonNull(eventType, "eventType");
         this.terminals = EnumSet.noneOf(stateType);
         this.refusals = new EnumMap<>(stateType);
+        this.endings = new EnumMap<>(stateType);
     }
 
     /** Sets the definition's version (default 1); must be positive. */
@@ -111,6 +115,46 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
         RunPolicy.Builder<S, E> b = new RunPolicy.Builder<>(stateType);
         Objects.requireNonNull(spec, "spec").accept(b);
         this.runPolicy = b.build();
+        return this;
+    }
+
+    /** Declares states in which a task has ended with success, as groups count it (see {@link Ending}). */
+    @SafeVarargs
+    public final MachineBuilder<S, E> succeeded(S... states) {
+        for (S s : states) endings.put(Objects.requireNonNull(s, "state"), Ending.SUCCEEDED);
+        return this;
+    }
+
+    /** Declares states in which a task has ended in failure, as groups count it (see {@link Ending}). */
+    @SafeVarargs
+    public final MachineBuilder<S, E> failed(S... states) {
+        for (S s : states) endings.put(Objects.requireNonNull(s, "state"), Ending.FAILED);
+        return this;
+    }
+
+    /** Declares states in which a task has ended cancelled, as groups count it (see {@link Ending}). */
+    @SafeVarargs
+    public final MachineBuilder<S, E> cancelled(S... states) {
+        for (S s : states) endings.put(Objects.requireNonNull(s, "state"), Ending.CANCELLED);
+        return this;
+    }
+
+    /**
+     * Declares that tasks of this machine have children of {@code childMachine}, created with
+     * {@link TransitionEngine#fireWithChildren}, and what the group resolver does when they end.
+     */
+    public MachineBuilder<S, E> children(Machine<?, ?> childMachine, java.util.function.Consumer<Children.Builder<S, E>> spec) {
+        Children.Builder<S, E> b = new Children.Builder<>(childMachine, stateType);
+        Objects.requireNonNull(spec, "spec").accept(b);
+        this.children = b.build();
+        return this;
+    }
+
+    /** Declares what tasks of this machine created with dependencies do when a dependency ends badly. */
+    public MachineBuilder<S, E> dependencies(java.util.function.Consumer<Dependencies.Builder<S, E>> spec) {
+        Dependencies.Builder<S, E> b = new Dependencies.Builder<>();
+        Objects.requireNonNull(spec, "spec").accept(b);
+        this.dependencies = b.build();
         return this;
     }
 

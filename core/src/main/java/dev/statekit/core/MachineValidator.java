@@ -44,6 +44,7 @@ final class MachineValidator {
             if (!b.terminals.contains(s) && !out.containsKey(s)) defects.add("state " + s + " is not terminal but no row leaves it");
         }
         if (b.runPolicy != null) defects.addAll(b.runPolicy.defects(b.rows));
+        for (S s : b.endings.keySet()) if (!states.contains(s)) defects.add("ending state " + s + " is unknown");
         return defects;
     }
 

@@ -3,6 +3,7 @@ package dev.statekit.core;
 import dev.statekit.store.Attributes;
 import java.time.Instant;
 import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -14,7 +15,7 @@ public final class TaskSpec {
     /** The priority of a task created without one. */
     public static final int NORMAL_PRIORITY = 0;
 
-    private static final TaskSpec DEFAULTS = new TaskSpec(null, NORMAL_PRIORITY, null, Attributes.EMPTY, null, null, null);
+    private static final TaskSpec DEFAULTS = new TaskSpec(null, NORMAL_PRIORITY, null, Attributes.EMPTY, null, null, null, List.of());
 
     private final @Nullable String queue;
     private final int priority;
@@ -23,9 +24,11 @@ public final class TaskSpec {
     private final @Nullable String payload;
     private final @Nullable String idempotencyKey;
     private final @Nullable Instant notBefore;
+    private final List<Long> dependsOn;
 
     private TaskSpec(@Nullable String queue, int priority, @Nullable Long parentId, Attributes attributes,
-                     @Nullable String payload, @Nullable String idempotencyKey, @Nullable Instant notBefore) {
+                     @Nullable String payload, @Nullable String idempotencyKey, @Nullable Instant notBefore, List<Long> dependsOn) {
+        this.dependsOn = dependsOn;
         this.queue = queue;
         this.priority = priority;
         this.parentId = parentId;
@@ -44,12 +47,12 @@ public final class TaskSpec {
     public TaskSpec queue(String name) {
         Objects.requireNonNull(name, "queue");
         if (name.isBlank()) throw new IllegalArgumentException("queue must not be blank");
-        return new TaskSpec(name, priority, parentId, attributes, payload, idempotencyKey, notBefore);
+        return new TaskSpec(name, priority, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn);
     }
 
     /** Returns this spec with {@code value} as priority: larger runs first. */
     public TaskSpec priority(int value) {
-        return new TaskSpec(queue, value, parentId, attributes, payload, idempotencyKey, notBefore);
+        return new TaskSpec(queue, value, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn);
     }
 
     /** Returns this spec with a named priority. */
@@ -60,35 +63,54 @@ public final class TaskSpec {
     /** Returns this spec as a child of task {@code parent}. */
     public TaskSpec parent(long parent) {
         if (parent <= 0) throw new IllegalArgumentException("parent id must be positive, was " + parent);
-        return new TaskSpec(queue, priority, parent, attributes, payload, idempotencyKey, notBefore);
+        return new TaskSpec(queue, priority, parent, attributes, payload, idempotencyKey, notBefore, dependsOn);
     }
 
     /** Returns this spec with these initial attributes. */
     public TaskSpec attributes(Map<String, String> values) {
-        return new TaskSpec(queue, priority, parentId, Attributes.of(values), payload, idempotencyKey, notBefore);
+        return new TaskSpec(queue, priority, parentId, Attributes.of(values), payload, idempotencyKey, notBefore, dependsOn);
     }
 
     /** Returns this spec with attribute {@code key} set to {@code value}. */
     public TaskSpec attribute(String key, String value) {
-        return new TaskSpec(queue, priority, parentId, attributes.with(key, value), payload, idempotencyKey, notBefore);
+        return new TaskSpec(queue, priority, parentId, attributes.with(key, value), payload, idempotencyKey, notBefore, dependsOn);
     }
 
     /** Returns this spec with a payload (for example JSON), bounded by the store. */
     public TaskSpec payload(String value) {
-        return new TaskSpec(queue, priority, parentId, attributes, Objects.requireNonNull(value, "payload"), idempotencyKey, notBefore);
+        return new TaskSpec(queue, priority, parentId, attributes, Objects.requireNonNull(value, "payload"), idempotencyKey, notBefore, dependsOn);
     }
 
     /** Returns this spec with an idempotency key: creating again with it returns the first task. */
     public TaskSpec idempotencyKey(String key) {
         Objects.requireNonNull(key, "idempotency key");
         if (key.isBlank()) throw new IllegalArgumentException("idempotency key must not be blank");
-        return new TaskSpec(queue, priority, parentId, attributes, payload, key, notBefore);
+        return new TaskSpec(queue, priority, parentId, attributes, payload, key, notBefore, dependsOn);
     }
 
     /** Returns this spec not runnable before {@code time}. */
     public TaskSpec notBefore(Instant time) {
-        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, Objects.requireNonNull(time, "notBefore"));
+        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, Objects.requireNonNull(time, "notBefore"), dependsOn);
     }
+
+    /**
+     * Returns this spec depending on the tasks {@code ids}: the task is created held, and runs only
+     * once every one of them has succeeded; when one fails or is cancelled, the task gets its
+     * machine's {@link Dependencies} event. The tasks must exist (a task can only depend on tasks
+     * created before it, so dependencies never form a cycle).
+     */
+    public TaskSpec dependsOn(long... ids) {
+        List<Long> list = new java.util.ArrayList<>(ids.length);
+        for (long id : ids) {
+            if (id <= 0) throw new IllegalArgumentException("a dependency must be a task id, was " + id);
+            if (list.contains(id)) throw new IllegalArgumentException("dependency " + id + " is named twice");
+            list.add(id);
+        }
+        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, notBefore, List.copyOf(list));
+    }
+
+    /** Returns the tasks this task depends on; empty for none. */
+    public List<Long> dependsOn() { return dependsOn; }
 
     /** Returns the queue, or null for the machine's default. */
     public @Nullable String queue() { return queue; }

@@ -8,6 +8,8 @@ import dev.statekit.store.Change;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
+import java.util.Collection;
+import dev.statekit.store.GroupWrite;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.StatekitException;
@@ -43,6 +45,7 @@ public final class TransitionEngine {
     private final Listeners listeners;
     private final int maxConflictRetries;
     private final Batches batches;
+    private final Groups groups;
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
@@ -50,6 +53,7 @@ public final class TransitionEngine {
         this.listeners = new Listeners(b.listeners);
         this.maxConflictRetries = b.maxConflictRetries;
         this.batches = new Batches(this, store, clock, maxConflictRetries);
+        this.groups = new Groups(this, store, clock);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -97,10 +101,11 @@ public final class TransitionEngine {
         if (parent != null && store.find(parent).isEmpty()) {
             throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "parent task " + parent + " does not exist", parent, null);
         }
-        String queue = spec.queue() != null ? spec.queue() : machine.name();
-        NewTask task = new NewTask(machine.name(), machine.version(), machine.initial().name(), queue,
-                spec.priority(), parent, spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(),
-                clock.now());
+        if (!spec.dependsOn().isEmpty() && machine.dependencies() == null) {
+            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "machine " + machine.name()
+                    + " declares no dependencies (MachineBuilder.dependencies): a failed dependency would leave the task waiting");
+        }
+        NewTask task = newTask(machine, spec);
         CreateResult result = store.create(task);
         TaskRecord record = result.task();
         if (result.created()) {
@@ -108,6 +113,67 @@ public final class TransitionEngine {
             listeners.created(machine.name(), record);
         }
         return new Created<>(new Task<>(Decider.stateOf(machine, record), record), result.created());
+    }
+
+    /** Describes a new task of {@code machine} as {@code spec} says. */
+    NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
+        String queue = spec.queue() != null ? spec.queue() : machine.name();
+        return new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(), spec.parentId(),
+                spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(), spec.dependsOn());
+    }
+
+    // --- groups -----------------------------------------------------------------------------
+
+    /**
+     * Fires {@code event} at task {@code taskId} and creates its {@code children} (of the machine
+     * its {@link Machine#children() children declaration} names) in the same atomic write, their
+     * group sealed: the group resolver fires the declared event on the task once they have ended.
+     * Replaying the command (same idempotency key) creates no child twice; a child whose spec has an
+     * idempotency key that exists is not created again. An empty list makes a group of none, which
+     * the resolver settles at once.
+     *
+     * @throws StatekitException with {@link ErrorCode#INVALID_ARGUMENT} if the machine declares no children
+     */
+    public <S extends Enum<S>, E extends Enum<E>> Outcome<S> fireWithChildren(Machine<S, E> machine, long taskId, E event,
+                                                                              Command command, List<TaskSpec> children) {
+        Children<S, E> policy = Groups.policy(machine);
+        List<NewTask> tasks = groups.children(policy, taskId, Objects.requireNonNull(children, "children"));
+        return fire(machine, taskId, event, command, null, List.of(GroupWrite.sealed(taskId, tasks)));
+    }
+
+    /**
+     * Adds children to the group of {@code parentId} without sealing it (for children created over
+     * time); {@link #sealChildren} says when all exist. The group is never resolved before.
+     *
+     * @return whether the parent exists (as a task of {@code parentMachine})
+     * @throws StatekitException with {@link ErrorCode#GROUP_SEALED} if the group is sealed
+     */
+    public <S extends Enum<S>, E extends Enum<E>> boolean addChildren(Machine<S, E> parentMachine, long parentId, List<TaskSpec> children) {
+        return groups.add(parentMachine, parentId, children, false);
+    }
+
+    /** Seals the group of {@code parentId}: every child exists; returns whether the parent exists. */
+    public <S extends Enum<S>, E extends Enum<E>> boolean sealChildren(Machine<S, E> parentMachine, long parentId) {
+        return groups.add(parentMachine, parentId, List.of(), true);
+    }
+
+    /**
+     * Returns how far the group task {@code ownerId} owns has got (its children, or its
+     * dependencies), as of the last resolution pass; empty if it owns none.
+     */
+    public Optional<GroupProgress> progress(Machine<?, ?> ownerMachine, long ownerId) {
+        return groups.progress(Groups.registry(List.of(ownerMachine)), ownerId);
+    }
+
+    /**
+     * Runs resolution passes over the groups owned by tasks of {@code machines} until none is left
+     * to resolve (at most {@code maxPasses} passes of up to 200 groups). A {@link TaskRuntime} does
+     * this by itself; call it where no runtime runs, or to resolve at a chosen instant in a test.
+     *
+     * @return how many groups were resolved
+     */
+    public int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses) {
+        return groups.resolve(List.copyOf(machines), maxPasses);
     }
 
     // --- read -------------------------------------------------------------------------------
@@ -156,6 +222,11 @@ public final class TransitionEngine {
     /** {@link #fire(Machine, long, Enum, Command)} with the runtime's adjustment of the written record. */
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
                                                            Decider.@Nullable Adjust adjust) {
+        return fire(machine, taskId, event, command, adjust, List.of());
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
+                                                           Decider.@Nullable Adjust adjust, List<GroupWrite> groupWrites) {
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(event, "event");
         Objects.requireNonNull(command, "command");
@@ -170,7 +241,7 @@ public final class TransitionEngine {
             Decision<S> decision = Decider.decide(machine, current, event, command, adjust, clock.now());
             if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
             Change change = ((Decision.Write<S>) decision).change();
-            ApplyResult result = store.apply(change);
+            ApplyResult result = groupWrites.isEmpty() ? store.apply(change) : store.applyAll(List.of(change), groupWrites);
             switch (result.status()) {
                 case APPLIED:
                     return applied(machine, change);

@@ -1,0 +1,172 @@
+package dev.statekit.core;
+
+import dev.statekit.store.Change;
+import dev.statekit.store.GroupKind;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.MemberState;
+import dev.statekit.store.TaskRecord;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides what a group's counts mean for its owner, inside the store's resolution pass
+ * ({@link dev.statekit.store.Store#resolveGroups}): which event the owner gets, whether its
+ * children are held, which children a cancelled parent cancels, whether a dependent is released.
+ * Pure apart from the member reads the pass offers: the same counts and owner give the same answer.
+ *
+ * <p>Exactly once: the event is decided with the owner's row locked and written with the group's
+ * new resolution in the same transaction; a pass that sees the resolution set decides nothing again.
+ */
+final class GroupDecider implements GroupResolver {
+    private static final Logger log = LoggerFactory.getLogger(GroupDecider.class);
+    /** The most member changes one pass writes for one group (a cascade goes on in the next pass). */
+    static final int CASCADE_BATCH = 500;
+    /** The resolution of a dependency group whose dependent was released to run. */
+    static final String RELEASED = "released";
+    /** The resolution of a group whose owner has ended, so that no event can ever be fired on it. */
+    static final String OWNER_ENDED = "owner-ended";
+
+    private final Map<String, Machine<?, ?>> machines;
+    private final Instant now;
+
+    GroupDecider(Map<String, Machine<?, ?>> machines, Instant now) {
+        this.machines = machines;
+        this.now = now;
+    }
+
+    /** How many members of a group have ended, and how. */
+    record Tally(long total, long succeeded, long failed, long cancelled) {
+        long open() {
+            return total - succeeded - failed - cancelled;
+        }
+
+        static Tally of(GroupRecord group, Map<String, Machine<?, ?>> machines) {
+            long ok = 0;
+            long failed = 0;
+            long cancelled = 0;
+            for (Map.Entry<MemberState, Long> e : group.counts().entrySet()) {
+                Machine<?, ?> m = machines.get(e.getKey().machine());
+                Ending ending = m == null ? null : m.ending(e.getKey().state());
+                if (ending == Ending.SUCCEEDED) ok += e.getValue();
+                else if (ending == Ending.FAILED) failed += e.getValue();
+                else if (ending == Ending.CANCELLED) cancelled += e.getValue();
+            }
+            return new Tally(group.total(), ok, failed, cancelled);
+        }
+    }
+
+    @Override
+    public Resolution resolve(View view) {
+        Machine<?, ?> owner = machines.get(view.owner().machine());
+        if (owner == null) return Resolution.keep(view.group());
+        return view.group().kind() == GroupKind.CHILDREN ? children(owner, view) : dependencies(owner, view);
+    }
+
+    // --- children ------------------------------------------------------------------------------
+
+    private <S extends Enum<S>, E extends Enum<E>> Resolution children(Machine<S, E> owner, View view) {
+        Children<S, E> policy = owner.children();
+        GroupRecord group = view.group();
+        if (policy == null) return Resolution.keep(group);
+        S state = Decider.stateOf(owner, view.owner());
+        boolean cancelling = policy.cancelIn().contains(state);
+        boolean hold = cancelling || policy.holdIn().contains(state);
+        Tally tally = Tally.of(group, machines);
+        List<Change> changes = new ArrayList<>();
+        List<Long> cancels = new ArrayList<>();
+        boolean more = false;
+        if (cancelling && tally.open() > 0) more = cascade(policy.machine(), view, changes, cancels);
+        if (!group.sealed()) return new Resolution(changes, List.of(), cancels, group.resolution(), hold, more);
+
+        String reason = tally.succeeded() + " of " + tally.total() + " children succeeded, " + tally.failed() + " failed, "
+                + tally.cancelled() + " cancelled";
+        if (group.resolution() == null) {
+            E settle = null;
+            if (tally.open() == 0) {
+                settle = tally.failed() > 0 ? policy.whenFailed() : tally.cancelled() > 0 ? policy.whenCancelled() : policy.whenSucceeded();
+            } else if (policy.failFast() && tally.failed() > 0) {
+                settle = policy.whenFailed();
+            }
+            if (settle == null) return new Resolution(changes, List.of(), cancels, null, hold, more);
+            Change fired = fire(owner, view.owner(), settle, reason);
+            if (fired != null) {
+                changes.add(0, fired);
+                return new Resolution(changes, List.of(), cancels, settle.name(), hold, more);
+            }
+            // The owner's state refuses the event for now (paused, say): a later pass tries again,
+            // unless the owner has ended and never will take it.
+            if (owner.isTerminal(state)) return new Resolution(changes, List.of(), cancels, OWNER_ENDED, hold, more);
+            return new Resolution(changes, List.of(), cancels, null, hold, true);
+        }
+        boolean reopened = !OWNER_ENDED.equals(group.resolution()) && tally.open() > 0 && !(policy.failFast() && tally.failed() > 0);
+        if (!reopened) return new Resolution(changes, List.of(), cancels, group.resolution(), hold, more);
+        E reopen = policy.reopen();        // a child was retried: the group is open again
+        Change fired = reopen == null ? null : fire(owner, view.owner(), reopen, reason);
+        if (fired != null) changes.add(0, fired);
+        return new Resolution(changes, List.of(), cancels, null, hold, more);
+    }
+
+    /** Cancels up to a batch of the children that have not ended; returns whether some are left for the next pass. */
+    private <C extends Enum<C>, F extends Enum<F>> boolean cascade(Machine<C, F> child, View view, List<Change> changes, List<Long> cancels) {
+        RunPolicy<C, F> run = child.runPolicy();
+        F cancel = run == null ? null : run.cancel();
+        if (cancel == null) return false;
+        int budget = CASCADE_BATCH;
+        for (C s : child.states()) {
+            if (child.ending(s) != null) continue;
+            long after = 0;
+            while (budget > 0) {
+                List<TaskRecord> page = view.members().inState(child.name(), s.name(), after, Math.min(budget, 200));
+                if (page.isEmpty()) break;
+                for (TaskRecord m : page) {
+                    after = m.id();
+                    budget--;
+                    if (m.lease() != null) {
+                        cancels.add(m.id());
+                        continue;
+                    }
+                    Change c = fire(child, m, cancel, "parent " + view.owner().id() + " cancelled");
+                    if (c != null) changes.add(c);
+                }
+            }
+            if (budget == 0) return true;
+        }
+        return false;
+    }
+
+    // --- dependencies ------------------------------------------------------------------------------
+
+    private <S extends Enum<S>, E extends Enum<E>> Resolution dependencies(Machine<S, E> owner, View view) {
+        GroupRecord group = view.group();
+        Dependencies<S, E> policy = owner.dependencies();
+        if (group.resolution() != null) return Resolution.keep(group);
+        Tally tally = Tally.of(group, machines);
+        if (tally.open() == 0 && tally.failed() == 0 && tally.cancelled() == 0) {
+            return new Resolution(List.of(), List.of(), List.of(), RELEASED, false, false);
+        }
+        if (policy == null || (tally.failed() == 0 && tally.cancelled() == 0)) return Resolution.keep(group);
+        E event = tally.failed() > 0 ? policy.whenFailed() : policy.whenCancelled();
+        String reason = tally.failed() > 0 ? tally.failed() + " of " + tally.total() + " dependencies failed"
+                : tally.cancelled() + " of " + tally.total() + " dependencies were cancelled";
+        Change fired = fire(owner, view.owner(), event, reason);
+        S state = Decider.stateOf(owner, view.owner());
+        if (fired == null) {
+            if (owner.isTerminal(state)) return new Resolution(List.of(), List.of(), List.of(), OWNER_ENDED, null, false);
+            return new Resolution(List.of(), List.of(), List.of(), null, null, true);
+        }
+        return new Resolution(List.of(fired), List.of(), List.of(), event.name(), null, false);
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> @Nullable Change fire(Machine<S, E> machine, TaskRecord task, E event, String reason) {
+        Decision<S> d = Decider.decide(machine, task, event, Command.system().actor("statekit-groups").reason(reason), null, now);
+        if (d instanceof Decision.Write<S> w) return w.change();
+        log.debug("group resolution: {} refused on task {} in {}", event, task.id(), task.state());
+        return null;
+    }
+}

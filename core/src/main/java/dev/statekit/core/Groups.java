@@ -1,0 +1,119 @@
+package dev.statekit.core;
+
+import dev.statekit.core.spi.Clock;
+import dev.statekit.store.ApplyResult;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupWrite;
+import dev.statekit.store.MemberState;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskRecord;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The engine's side of groups: children created with a parent's transition or added to its open
+ * group, progress read from the group's counts, and resolution passes over the store.
+ */
+final class Groups {
+    /** The most owners one resolution pass takes. */
+    static final int PASS_SIZE = 200;
+
+    private final TransitionEngine engine;
+    private final Store store;
+    private final Clock clock;
+
+    Groups(TransitionEngine engine, Store store, Clock clock) {
+        this.engine = engine;
+        this.store = store;
+        this.clock = clock;
+    }
+
+    static <S extends Enum<S>, E extends Enum<E>> Children<S, E> policy(Machine<S, E> parent) {
+        Children<S, E> c = parent.children();
+        if (c == null) {
+            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "machine " + parent.name() + " declares no children (MachineBuilder.children)");
+        }
+        return c;
+    }
+
+    /** The children's descriptions, each under {@code parentId}. */
+    List<NewTask> children(Children<?, ?> policy, long parentId, List<TaskSpec> specs) {
+        List<NewTask> tasks = new ArrayList<>(specs.size());
+        for (TaskSpec spec : specs) {
+            Long p = spec.parentId();
+            if (p != null && p != parentId) throw new IllegalArgumentException("a child spec names parent " + p + ", not " + parentId);
+            if (!spec.dependsOn().isEmpty()) throw new IllegalArgumentException("children are created without dependencies");
+            tasks.add(engine.newTask(policy.machine(), spec.parent(parentId)));
+        }
+        return tasks;
+    }
+
+    /** Adds children to the open group of {@code parentId}, sealing it if asked; returns whether the parent exists. */
+    <S extends Enum<S>, E extends Enum<E>> boolean add(Machine<S, E> parent, long parentId, List<TaskSpec> specs, boolean seal) {
+        Optional<TaskRecord> owner = store.find(parentId);
+        if (owner.isEmpty() || !owner.get().machine().equals(parent.name())) return false;
+        GroupWrite write = new GroupWrite(parentId, children(policy(parent), parentId, specs), seal, null);
+        ApplyResult r = store.applyAll(List.of(), List.of(write));
+        return r.applied();
+    }
+
+    /** Returns the progress of the group {@code ownerId} owns, if it has one. */
+    Optional<GroupProgress> progress(Map<String, Machine<?, ?>> machines, long ownerId) {
+        Optional<GroupRecord> g = store.group(ownerId);
+        if (g.isEmpty()) return Optional.empty();
+        GroupRecord group = g.get();
+        GroupDecider.Tally tally = GroupDecider.Tally.of(group, machines);
+        long running = 0;
+        Map<String, Long> byState = new HashMap<>();
+        for (Map.Entry<MemberState, Long> e : group.counts().entrySet()) {
+            byState.merge(e.getKey().state(), e.getValue(), Long::sum);
+            Machine<?, ?> m = machines.get(e.getKey().machine());
+            if (m != null && holdsLease(m, e.getKey().state())) running += e.getValue();
+        }
+        return Optional.of(new GroupProgress(tally.total(), tally.succeeded(), tally.failed(), tally.cancelled(), running,
+                group.sealed(), group.resolution(), group.hold(), byState));
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> boolean holdsLease(Machine<S, E> m, String state) {
+        S s = m.state(state);
+        return s != null && m.holdsLease(s);
+    }
+
+    /**
+     * Runs resolution passes over the groups owned by tasks of {@code machines} until a pass finds
+     * less than a full batch, at most {@code maxPasses}; returns how many groups were resolved.
+     */
+    int resolve(Collection<Machine<?, ?>> machines, int maxPasses) {
+        Map<String, Machine<?, ?>> known = registry(machines);
+        List<String> owners = new ArrayList<>();
+        for (Machine<?, ?> m : machines) if (m.children() != null || m.dependencies() != null) owners.add(m.name());
+        if (owners.isEmpty()) return 0;
+        int total = 0;
+        for (int i = 0; i < maxPasses; i++) {
+            int n = store.resolveGroups(owners, clock.now(), PASS_SIZE, new GroupDecider(known, clock.now()));
+            total += n;
+            if (n < PASS_SIZE) break;
+        }
+        return total;
+    }
+
+    /** The machines a resolution may meet: the owners, their children's, their dependencies'. */
+    static Map<String, Machine<?, ?>> registry(Collection<Machine<?, ?>> machines) {
+        Map<String, Machine<?, ?>> known = new HashMap<>();
+        for (Machine<?, ?> m : machines) {
+            known.put(m.name(), m);
+            Children<?, ?> c = m.children();
+            if (c != null) known.putIfAbsent(c.machine().name(), c.machine());
+            Dependencies<?, ?> d = m.dependencies();
+            if (d != null) for (Machine<?, ?> u : d.upstream()) known.putIfAbsent(u.name(), u);
+        }
+        return known;
+    }
+}
