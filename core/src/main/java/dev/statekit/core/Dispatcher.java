@@ -51,6 +51,7 @@ final class Dispatcher {
 
     private final RuntimeContext ctx;
     private final Runnable housekeeping;
+    private final GroupPasses groups;
     private final Preconditions preconditions;
     private final SlotLoop loop;
     private final Runnable onIdle;
@@ -63,12 +64,14 @@ final class Dispatcher {
 
     /**
      * @param housekeeping runs first in a round after {@link #requestHousekeeping()}
+     * @param groups       resolution passes, run in a round after {@link GroupPasses#request()}
      * @param onIdle       called after a round or a slot ended, to let a stop under way complete
      * @param own          the runtime's own listener on the engine (claims need not be announced to it)
      */
-    Dispatcher(RuntimeContext ctx, Runnable housekeeping, Preconditions preconditions, ResultMapper mapper, ResultWriter writer,
-               Runnable onIdle, TransitionListener own) {
+    Dispatcher(RuntimeContext ctx, Runnable housekeeping, GroupPasses groups, Preconditions preconditions, ResultMapper mapper,
+               ResultWriter writer, Runnable onIdle, TransitionListener own) {
         this.ctx = ctx;
+        this.groups = groups;
         this.own = own;
         this.housekeeping = housekeeping;
         this.preconditions = preconditions;
@@ -95,6 +98,7 @@ final class Dispatcher {
         try {
             if (!ctx.life.running()) return;
             if (housekeepingPending.getAndSet(false)) housekeeping.run();
+            groups.runIfRequested();
             claimAndStart();
         } catch (RuntimeException e) {
             log.warn("runtime {}: dispatch failed ({}); retrying after {}", ctx.owner, e.toString(), ctx.pollInterval, e);

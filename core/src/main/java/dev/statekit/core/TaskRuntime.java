@@ -60,6 +60,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Waits waits;
     private final Preconditions preconditions;
     private final Dispatcher dispatcher;
+    private final GroupPasses groups;
     private final Control control;
     private final List<Cancellable> subscriptions = new ArrayList<>();
     private final Wakeups wakeups = new Wakeups();
@@ -88,7 +89,10 @@ public final class TaskRuntime implements AutoCloseable {
         this.preconditions = new Preconditions(ctx);
         ResultMapper mapper = new ResultMapper(ctx.owner, ctx.store::cancelRequested, ctx::nextRandom);
         ResultWriter writer = new ResultWriter(ctx.engine, ctx.owner, this::wakeAt);
-        this.dispatcher = new Dispatcher(ctx, this::housekeeping, preconditions, mapper, writer, this::finishStopIfIdle, wakeups);
+        List<Machine<?, ?>> resolved = new ArrayList<>(b.resolves);
+        for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
+        this.groups = new GroupPasses(ctx, resolved);
+        this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, mapper, writer, this::finishStopIfIdle, wakeups);
         this.control = new Control(ctx, dispatcher::requestDispatch);
     }
 
@@ -229,6 +233,7 @@ public final class TaskRuntime implements AutoCloseable {
         recovery.recoverExpired(now);
         waits.fireDue(now);
         preconditions.unblockReady();
+        groups.run();
         Instant due = waits.nextDue(ctx.clock.now());
         if (due != null && due.isBefore(ctx.clock.now().plus(ctx.pollInterval))) wakeAt(due);
     }
@@ -241,7 +246,12 @@ public final class TaskRuntime implements AutoCloseable {
     private final class Wakeups implements TransitionListener {
         @Override
         public void onTransition(String machine, TaskRecord task, @Nullable HistoryEntry entry) {
-            if (ctx.registrations.claimable(machine, task)) dispatcher.requestDispatch();
+            if (groups.concerns(machine, task)) {
+                groups.request();
+                dispatcher.requestDispatch();
+            } else if (ctx.registrations.claimable(machine, task)) {
+                dispatcher.requestDispatch();
+            }
         }
 
         @Override
@@ -341,6 +351,7 @@ public final class TaskRuntime implements AutoCloseable {
         private ErrorClassifier classifier = ErrorClassifier.defaults();
         private long seed = System.identityHashCode(this) * 0x9E3779B97F4A7C15L;
         private final List<Registration<?, ?>> registrations = new ArrayList<>();
+        private final List<Machine<?, ?>> resolves = new ArrayList<>();
 
         private Builder(TransitionEngine engine) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -437,6 +448,16 @@ public final class TaskRuntime implements AutoCloseable {
         /** Sets the seed of the retry jitter, for repeatable simulations. */
         public Builder seed(long value) {
             this.seed = value;
+            return this;
+        }
+
+        /**
+         * Has the runtime resolve the groups owned by tasks of {@code machines} (parents whose
+         * children end, dependents whose dependencies end) although it runs no worker for them.
+         * Machines registered with a worker are resolved without this.
+         */
+        public Builder resolves(Machine<?, ?>... machines) {
+            for (Machine<?, ?> m : machines) resolves.add(Objects.requireNonNull(m, "machine"));
             return this;
         }
 

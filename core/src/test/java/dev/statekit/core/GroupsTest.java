@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.statekit.core.spi.ManualClock;
+import dev.statekit.core.spi.ManualExecutor;
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.core.spi.Worker;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
@@ -401,6 +404,54 @@ class GroupsTest {
                     .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_DEPENDENCY));
             assertThatThrownBy(() -> engine.create(CHUNK, TaskSpec.defaults().dependsOn(1)))
                     .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+        }
+    }
+
+    @Nested
+    class InARuntime {
+        final ManualExecutor executor = new ManualExecutor();
+
+        TaskRuntime runtime(String owner, Worker<ChunkState> worker, Machine<?, ?>... resolves) {
+            return TaskRuntime.builder(engine).owner(owner).executor(executor).workers(2).leaseDuration(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofSeconds(1)).seed(3).register(CHUNK, worker).resolves(resolves).build();
+        }
+
+        @Test
+        void theLastChildsCommitMovesTheParentWithoutWaitingForAPoll() {
+            TaskRuntime rt = runtime("r1", ctx -> WorkResult.success(), JOB);
+            rt.start();
+            executor.runAll();
+            long job = startJob(JOB, 5);
+            executor.runAll();               // no clock advance: the children's changes asked for a pass
+            assertThat(state(job)).isEqualTo("DONE");
+            assertThat(fired(job, "CHUNKS_DONE")).isEqualTo(1);
+            rt.halt();
+        }
+
+        @Test
+        void aRuntimeThatDidNotRunTheChildrenResolvesTheirParentAtItsNextPoll() {
+            long job = startJob(JOB, 2);
+            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);      // another process, gone since
+            TaskRuntime rt = runtime("r2", ctx -> WorkResult.success(), JOB);
+            rt.start();
+            executor.runAll();               // the start's first housekeeping round resolves what is pending
+            assertThat(state(job)).isEqualTo("DONE");
+            rt.halt();
+        }
+
+        @Test
+        void aRuntimeThatResolvesNoParentMachineLeavesTheirGroupsAlone() {
+            long job = startJob(JOB, 1);
+            TaskRuntime rt = runtime("r3", ctx -> WorkResult.success());
+            rt.start();
+            executor.runAll();
+            clock.advance(Duration.ofSeconds(5));
+            executor.runAll();
+            assertThat(state(job)).isEqualTo("PROCESSING");
+            assertThat(store.pendingMarks()).isPositive();
+            assertThat(engine.resolveGroups(List.of(JOB), 10)).isEqualTo(1);
+            assertThat(state(job)).isEqualTo("DONE");
+            rt.halt();
         }
     }
 

@@ -78,7 +78,7 @@ final class RuntimeParts {
 
     /** Returns a dispatcher of {@code ctx} with the runtime's own mapper and a writer that drops wake-ups. */
     static Dispatcher dispatcher(RuntimeContext ctx, Runnable housekeeping, Runnable onIdle) {
-        return new Dispatcher(ctx, housekeeping, new Preconditions(ctx), mapper(ctx), writer(ctx, at -> { }), onIdle, OWN);
+        return new Dispatcher(ctx, housekeeping, new GroupPasses(ctx, List.of()), new Preconditions(ctx), mapper(ctx), writer(ctx, at -> { }), onIdle, OWN);
     }
 
     /** Claims a batch of {@code r} as a worker slot of {@code ctx} would; the runs are registered as running. */

@@ -166,7 +166,7 @@ class SlotLoopTest {
             if (storeDown[0]) throw new IllegalStateException("store unavailable");
             return false;
         }, ctx::nextRandom);
-        Dispatcher d = new Dispatcher(ctx, () -> { }, new Preconditions(ctx), mapper, RuntimeParts.writer(ctx, at -> { }),
+        Dispatcher d = new Dispatcher(ctx, () -> { }, new GroupPasses(ctx, List.of()), new Preconditions(ctx), mapper, RuntimeParts.writer(ctx, at -> { }),
                 () -> idleCalls++, RuntimeParts.OWN);
         long busy = enqueue("q", "retry");          // a retry asks whether a cancellation was requested
         d.requestDispatch();
