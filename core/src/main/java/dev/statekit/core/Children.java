@@ -97,7 +97,7 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
                 defects.add("children: no row fires " + e + " by SYSTEM; add one, e.g. row(RUNNING, " + e + ", ...).by(SYSTEM)");
             }
         }
-        if (!cancelIn.isEmpty() && (machine.runPolicy() == null || machine.runPolicy().cancel() == null)) {
+        if (!cancelIn.isEmpty() && machine.cancelEvent() == null) {
             defects.add("children are cancelled in " + cancelIn + " but machine " + machine.name()
                     + " declares no cancel event (RunPolicy.Builder.cancel)");
         }

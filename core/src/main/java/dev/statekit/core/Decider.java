@@ -80,9 +80,15 @@ final class Decider {
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
         TaskRecord next = current.transitioned(chosen.to().name(), attributes, at);
         boolean endsLease = current.lease() != null && !machine.holdsLease(chosen.to());
-        if (endsLease || command.error() != null || adjust != null) {
+        boolean entersStage = machine.entersStage(from, chosen.to());
+        if (endsLease || entersStage || command.error() != null || adjust != null) {
             TaskRecord.Builder b = next.toBuilder();
             if (endsLease) b.lease(null);                      // leaving the running states ends the lease
+            if (entersStage) {                                 // a stage counts its own attempts, on its own queue
+                b.attempts(0).retries(0);
+                String queue = machine.stageQueue(chosen.to());
+                if (queue != null) b.queue(queue);
+            }
             if (command.error() != null) b.lastError(command.error());
             if (adjust != null) adjust.adjust(current, b);
             next = b.build();

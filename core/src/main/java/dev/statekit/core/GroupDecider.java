@@ -114,8 +114,7 @@ final class GroupDecider implements GroupResolver {
 
     /** Cancels up to a batch of the children that have not ended; returns whether some are left for the next pass. */
     private <C extends Enum<C>, F extends Enum<F>> boolean cascade(Machine<C, F> child, View view, List<Change> changes, List<Long> cancels) {
-        RunPolicy<C, F> run = child.runPolicy();
-        F cancel = run == null ? null : run.cancel();
+        F cancel = child.cancelEvent();
         if (cancel == null) return false;
         int budget = CASCADE_BATCH;
         for (C s : child.states()) {

@@ -33,6 +33,9 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private final int version;
     private final @Nullable String description;
     private final @Nullable RunPolicy<S, E> runPolicy;
+    private final Map<String, RunPolicy<S, E>> stages;
+    private final @Nullable String[] stageQueueOf;
+    private final @Nullable String[] stageOf;
     private final boolean[] holdsLease;
     private final Class<S> stateType;
     private final Class<E> eventType;
@@ -67,6 +70,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         this.version = b.version;
         this.description = b.description;
         this.runPolicy = b.runPolicy;
+        this.stages = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.stages));
         this.stateType = b.stateType;
         this.eventType = b.eventType;
         this.initial = Objects.requireNonNull(b.initial);
@@ -85,6 +89,19 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         this.dependencies = b.dependencies;
         this.holdsLease = new boolean[stateType.getEnumConstants().length];
         if (runPolicy != null) for (S r : runPolicy.runningStates(this)) holdsLease[r.ordinal()] = true;
+        this.stageQueueOf = new String[holdsLease.length];
+        this.stageOf = new String[holdsLease.length];
+        stages.forEach((name, p) -> {
+            for (S r : p.runningStates(this)) {
+                holdsLease[r.ordinal()] = true;
+                stageOf[r.ordinal()] = name;
+            }
+            for (S c : p.claims.keySet()) {
+                stageOf[c.ordinal()] = name;
+                if (p.queue != null) stageQueueOf[c.ordinal()] = p.queue;
+            }
+            for (S w : p.waits.keySet()) stageOf[w.ordinal()] = name;
+        });
     }
 
     static <S extends Enum<S>, E extends Enum<E>> Machine<S, E> validate(MachineBuilder<S, E> b) {
@@ -96,6 +113,37 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         if (b.dependencies != null) defects.addAll(b.dependencies.defects(machine));
         if (!defects.isEmpty()) throw new MachineDefinitionException(b.name, defects);
         return machine;
+    }
+
+    /** Returns the machine's stages by name, in declaration order; empty when it has none. */
+    public Map<String, RunPolicy<S, E>> stages() {
+        return stages;
+    }
+
+    /** Returns the queue a task moves to when it enters {@code state}, a claimable state of a stage with its own queue; else null. */
+    @Nullable String stageQueue(S state) {
+        return stageQueueOf[state.ordinal()];
+    }
+
+    /** Returns whether a move from {@code from} to {@code to} enters a stage: {@code to} is a claimable state of a stage {@code from} is not in. */
+    boolean entersStage(S from, S to) {
+        String target = stageOf[to.ordinal()];
+        return target != null && !target.equals(stageOf[from.ordinal()]) && stageQueueOf.length > 0
+                && stages.get(target).claims.containsKey(to);
+    }
+
+    /** Returns the cancel event of the machine's run policy, or of its first stage that has one; null if none. */
+    @Nullable E cancelEvent() {
+        for (RunPolicy<S, E> p : policies()) if (p.cancel != null) return p.cancel;
+        return null;
+    }
+
+    /** Returns every run policy of the machine: the one of {@link #runPolicy()}, then the stages'. */
+    List<RunPolicy<S, E>> policies() {
+        List<RunPolicy<S, E>> all = new java.util.ArrayList<>();
+        if (runPolicy != null) all.add(runPolicy);
+        all.addAll(stages.values());
+        return all;
     }
 
     /** Returns how a task in {@code state} has ended, as groups count it, or null if it has not. */

@@ -32,6 +32,7 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
     @Nullable String description;
     @Nullable RunPolicy<S, E> runPolicy;
     final EnumMap<S, Ending> endings;
+    final java.util.LinkedHashMap<String, RunPolicy<S, E>> stages = new java.util.LinkedHashMap<>();
     @Nullable Children<S, E> children;
     @Nullable Dependencies<S, E> dependencies;
 
@@ -115,6 +116,25 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
         RunPolicy.Builder<S, E> b = new RunPolicy.Builder<>(stateType);
         Objects.requireNonNull(spec, "spec").accept(b);
         this.runPolicy = b.build();
+        return this;
+    }
+
+    /**
+     * Declares a work stage: like {@link #run}, a run policy (claimable states, result events,
+     * retries, recovery), one of several of the machine, served by its own worker
+     * ({@code TaskRuntime.Builder.registerStage}) and, with {@link RunPolicy.Builder#queue}, on its
+     * own queue. A stage's success event may enter the next stage's claimable state: the chain is
+     * rows of the table, written in one write, and each stage's attempts count from zero.
+     *
+     * @throws IllegalArgumentException if the name is blank or already declared
+     */
+    public MachineBuilder<S, E> stage(String name, java.util.function.Consumer<RunPolicy.Builder<S, E>> spec) {
+        Objects.requireNonNull(name, "stage name");
+        if (name.isBlank()) throw new IllegalArgumentException("stage name must not be blank");
+        if (stages.containsKey(name)) throw new IllegalArgumentException("stage " + name + " is declared twice");
+        RunPolicy.Builder<S, E> b = new RunPolicy.Builder<>(stateType);
+        Objects.requireNonNull(spec, "spec").accept(b);
+        stages.put(name, b.build());
         return this;
     }
 

@@ -44,8 +44,22 @@ final class MachineValidator {
             if (!b.terminals.contains(s) && !out.containsKey(s)) defects.add("state " + s + " is not terminal but no row leaves it");
         }
         if (b.runPolicy != null) defects.addAll(b.runPolicy.defects(b.rows));
+        stages(b, defects);
         for (S s : b.endings.keySet()) if (!states.contains(s)) defects.add("ending state " + s + " is unknown");
         return defects;
+    }
+
+    /** Each stage is a valid run policy; no two stages (or a stage and the run policy) claim the same state. */
+    private static <S extends Enum<S>, E extends Enum<E>> void stages(MachineBuilder<S, E> b, List<String> defects) {
+        Map<S, String> claimedBy = new HashMap<>();
+        if (b.runPolicy != null) for (S s : b.runPolicy.claims.keySet()) claimedBy.put(s, "the run policy");
+        b.stages.forEach((name, p) -> {
+            for (String d : p.defects(b.rows)) defects.add("stage " + name + ": " + d);
+            for (S s : p.claims.keySet()) {
+                String other = claimedBy.putIfAbsent(s, "stage " + name);
+                if (other != null) defects.add("stage " + name + " claims " + s + ", which " + other + " claims too");
+            }
+        });
     }
 
     /** Rows of one (from, event) whose sources overlap must be told apart by guards. */

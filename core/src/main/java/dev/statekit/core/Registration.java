@@ -22,15 +22,19 @@ final class Registration<S extends Enum<S>, E extends Enum<E>> {
     final Set<String> claimStates;
     final Set<String> waitStates;
     final Set<String> timedStates;
+    final Set<String> ownStates;
 
     /**
      * @throws IllegalArgumentException if the machine declares no run policy, or a precondition is
      *         given for a machine without a blocked state
      */
     Registration(Machine<S, E> machine, String queue, Worker<S> worker, QueueOptions options) {
+        this(machine, policyOf(machine), queue, worker, options);
+    }
+
+    /** Serves one stage (or the run policy) {@code p} of {@code machine}. */
+    Registration(Machine<S, E> machine, RunPolicy<S, E> p, String queue, Worker<S> worker, QueueOptions options) {
         this.machine = machine;
-        RunPolicy<S, E> p = machine.runPolicy();
-        if (p == null) throw new IllegalArgumentException("machine " + machine.name() + " declares no run policy");
         this.policy = p;
         this.queue = queue;
         this.worker = worker;
@@ -49,10 +53,22 @@ final class Registration<S extends Enum<S>, E extends Enum<E>> {
         Set<String> ts = new HashSet<>(cs);
         ts.addAll(ws);
         this.timedStates = Set.copyOf(ts);
+        Set<String> own = new HashSet<>(ts);
+        for (S r : policy.runningStates(machine)) own.add(r.name());
+        this.ownStates = Set.copyOf(own);
         if (options.precondition() != null && policy.block == null) {
             throw new IllegalArgumentException("queue " + queue + " has a precondition but machine " + machine.name()
                     + " declares no blocked state in its run policy");
         }
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> RunPolicy<S, E> policyOf(Machine<S, E> machine) {
+        RunPolicy<S, E> p = machine.runPolicy();
+        if (p == null) {
+            throw new IllegalArgumentException("machine " + machine.name() + " declares no run policy"
+                    + (machine.stages().isEmpty() ? "" : "; register one of its stages " + machine.stages().keySet() + " with registerStage"));
+        }
+        return p;
     }
 
     /** Returns whether a task of this machine in {@code state} on {@code queue} is one this registration claims. */

@@ -38,12 +38,24 @@ final class Registrations {
         return first;
     }
 
-    /** Returns the registration that serves {@code t}: its machine on its queue, else its machine's first; null for a machine not served. */
+    /**
+     * Returns the registration that serves {@code t}: the one of its machine on its queue whose
+     * stage has its state, else the one on its queue, else the one whose stage has its state, else
+     * its machine's first; null for a machine not served.
+     */
     @Nullable Registration<?, ?> of(TaskRecord t) {
         List<Registration<?, ?>> regs = byMachine.get(t.machine());
         if (regs == null) return null;
-        for (Registration<?, ?> r : regs) if (r.queue.equals(t.queue())) return r;
-        return regs.get(0);
+        Registration<?, ?> onQueue = null;
+        Registration<?, ?> ofState = null;
+        for (Registration<?, ?> r : regs) {
+            boolean q = r.queue.equals(t.queue());
+            boolean s = r.ownStates.contains(t.state());
+            if (q && s) return r;
+            if (q && onQueue == null) onQueue = r;
+            if (s && ofState == null) ofState = r;
+        }
+        return onQueue != null ? onQueue : ofState != null ? ofState : regs.get(0);
     }
 
     /** Returns whether {@code task} of {@code machine} is one some registration claims now. */

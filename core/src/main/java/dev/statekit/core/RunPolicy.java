@@ -66,6 +66,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
     final @Nullable E interruptFail;
     final boolean autoRecover;
     final RetryPolicy retry;
+    final @Nullable String queue;
 
     private RunPolicy(Builder<S, E> b) {
         this.claims = Collections.unmodifiableMap(new EnumMap<>(b.claims));
@@ -84,6 +85,12 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         this.interruptFail = b.interruptFail;
         this.autoRecover = b.autoRecover;
         this.retry = b.retry;
+        this.queue = b.queue;
+    }
+
+    /** Returns the queue a task is moved to when it enters one of this policy's claimable states, or null to keep its queue. */
+    public @Nullable String queue() {
+        return queue;
     }
 
     /** Returns the claimable states and the start event of each. */
@@ -255,6 +262,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         private @Nullable E interruptFail;
         private boolean autoRecover = true;
         private RetryPolicy retry = RetryPolicy.defaults();
+        private @Nullable String queue;
 
         Builder(Class<S> stateType) {
             this.claims = new EnumMap<>(stateType);
@@ -339,6 +347,17 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         /** Sets the retry policy (default {@link RetryPolicy#defaults()}). */
         public Builder<S, E> retry(RetryPolicy policy) {
             this.retry = Objects.requireNonNull(policy);
+            return this;
+        }
+
+        /**
+         * Sets the queue of the stage: a task that enters one of its claimable states moves to this
+         * queue in the same write, so each stage has its own queue, concurrency limit and pause.
+         */
+        public Builder<S, E> queue(String name) {
+            Objects.requireNonNull(name, "queue");
+            if (name.isBlank()) throw new IllegalArgumentException("queue must not be blank");
+            this.queue = name;
             return this;
         }
 

@@ -477,13 +477,38 @@ public final class TaskRuntime implements AutoCloseable {
             Objects.requireNonNull(queue, "queue");
             Objects.requireNonNull(worker, "worker");
             Objects.requireNonNull(options, "options");
-            if (machine.runPolicy() == null) throw new IllegalArgumentException("machine " + machine.name() + " declares no run policy");
+            return add(new Registration<>(machine, queue, worker, options));
+        }
+
+        /**
+         * Serves one stage of {@code machine} with {@code worker}, on the stage's queue (its
+         * {@link RunPolicy#queue()}, else the machine's name).
+         *
+         * @throws IllegalArgumentException if the machine declares no such stage
+         */
+        public <S extends Enum<S>, E extends Enum<E>> Builder registerStage(Machine<S, E> machine, String stage, Worker<S> worker) {
+            return registerStage(machine, stage, worker, QueueOptions.defaults());
+        }
+
+        /** Serves one stage of {@code machine} with {@code worker} and queue options, on the stage's queue. */
+        public <S extends Enum<S>, E extends Enum<E>> Builder registerStage(Machine<S, E> machine, String stage, Worker<S> worker,
+                                                                           QueueOptions options) {
+            Objects.requireNonNull(machine, "machine");
+            RunPolicy<S, E> policy = machine.stages().get(Objects.requireNonNull(stage, "stage"));
+            if (policy == null) {
+                throw new IllegalArgumentException("machine " + machine.name() + " declares no stage " + stage + "; its stages: " + machine.stages().keySet());
+            }
+            String queue = policy.queue() != null ? policy.queue() : machine.name();
+            return add(new Registration<>(machine, policy, queue, Objects.requireNonNull(worker, "worker"), Objects.requireNonNull(options, "options")));
+        }
+
+        private Builder add(Registration<?, ?> registration) {
             for (Registration<?, ?> r : registrations) {
-                if (r.machine.name().equals(machine.name()) && r.queue.equals(queue)) {
-                    throw new IllegalArgumentException("machine " + machine.name() + " is already registered on queue " + queue);
+                if (r.machine.name().equals(registration.machine.name()) && r.queue.equals(registration.queue)) {
+                    throw new IllegalArgumentException("machine " + r.machine.name() + " is already registered on queue " + r.queue);
                 }
             }
-            registrations.add(new Registration<>(machine, queue, worker, options));
+            registrations.add(registration);
             return this;
         }
 

@@ -117,9 +117,14 @@ public final class TransitionEngine {
 
     /** Describes a new task of {@code machine} as {@code spec} says. */
     NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
-        String queue = spec.queue() != null ? spec.queue() : machine.name();
+        String queue = spec.queue() != null ? spec.queue() : defaultQueue(machine);
         return new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(), spec.parentId(),
                 spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(), spec.dependsOn());
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> String defaultQueue(Machine<S, E> machine) {
+        String stageQueue = machine.stageQueue(machine.initial());
+        return stageQueue != null ? stageQueue : machine.name();
     }
 
     // --- groups -----------------------------------------------------------------------------
