@@ -32,8 +32,12 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
     private final @Nullable E reopen;
     private final Set<S> holdIn;
     private final Set<S> cancelIn;
+    private final Set<S> stopIn;
+    private final @Nullable String succeededAttribute;
 
     private Children(Builder<S, E> b) {
+        this.stopIn = Set.copyOf(b.stopIn);
+        this.succeededAttribute = b.succeededAttribute;
         this.machine = b.machine;
         this.whenSucceeded = Objects.requireNonNull(b.whenSucceeded);
         this.whenFailed = Objects.requireNonNull(b.whenFailed);
@@ -84,6 +88,16 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
         return cancelIn;
     }
 
+    /** Returns the parent states in which running children are asked to stop (their machine's cancel event decides where they go). */
+    public Set<S> stopIn() {
+        return stopIn;
+    }
+
+    /** Returns the parent attribute the settling event writes the number of succeeded children to, or null. */
+    public @Nullable String succeededAttribute() {
+        return succeededAttribute;
+    }
+
     List<String> defects(Machine<S, E> parent) {
         List<String> defects = new ArrayList<>();
         if (!machine.hasEnding(Ending.SUCCEEDED)) {
@@ -97,8 +111,8 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
                 defects.add("children: no row fires " + e + " by SYSTEM; add one, e.g. row(RUNNING, " + e + ", ...).by(SYSTEM)");
             }
         }
-        if (!cancelIn.isEmpty() && machine.cancelEvent() == null) {
-            defects.add("children are cancelled in " + cancelIn + " but machine " + machine.name()
+        if ((!cancelIn.isEmpty() || !stopIn.isEmpty()) && machine.cancelEvent() == null) {
+            defects.add("children are cancelled or stopped in " + cancelIn + stopIn + " but machine " + machine.name()
                     + " declares no cancel event (RunPolicy.Builder.cancel)");
         }
         return defects;
@@ -120,8 +134,11 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
         private @Nullable E reopen;
         private final EnumSet<S> holdIn;
         private final EnumSet<S> cancelIn;
+        private final EnumSet<S> stopIn;
+        private @Nullable String succeededAttribute;
 
         Builder(Machine<?, ?> machine, Class<S> stateType) {
+            this.stopIn = EnumSet.noneOf(stateType);
             this.machine = Objects.requireNonNull(machine, "child machine");
             this.holdIn = EnumSet.noneOf(stateType);
             this.cancelIn = EnumSet.noneOf(stateType);
@@ -168,6 +185,23 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
         @SafeVarargs
         public final Builder<S, E> cancelIn(S... states) {
             for (S s : states) cancelIn.add(Objects.requireNonNull(s, "state"));
+            return this;
+        }
+
+        /**
+         * Asks running children to stop while the parent is in these states: each gets the
+         * cooperative cancel signal, and its machine's cancel event decides where it goes (back to
+         * pending, for a pause that keeps the work).
+         */
+        @SafeVarargs
+        public final Builder<S, E> stopIn(S... states) {
+            for (S s : states) stopIn.add(Objects.requireNonNull(s, "state"));
+            return this;
+        }
+
+        /** Has the settling event write the number of succeeded children to the parent's {@code attribute}. */
+        public Builder<S, E> recordSucceededAs(String attribute) {
+            this.succeededAttribute = Objects.requireNonNull(attribute, "attribute");
             return this;
         }
 

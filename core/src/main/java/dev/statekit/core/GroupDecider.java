@@ -31,6 +31,8 @@ final class GroupDecider implements GroupResolver {
     static final String RELEASED = "released";
     /** The resolution of a group whose owner has ended, so that no event can ever be fired on it. */
     static final String OWNER_ENDED = "owner-ended";
+    /** The actor of the commands the resolver fires. */
+    static final String ACTOR = "statekit-groups";
 
     private final Map<String, Machine<?, ?>> machines;
     private final Instant now;
@@ -82,6 +84,7 @@ final class GroupDecider implements GroupResolver {
         List<Long> cancels = new ArrayList<>();
         boolean more = false;
         if (cancelling && tally.open() > 0) more = cascade(policy.machine(), view, changes, cancels);
+        else if (policy.stopIn().contains(state)) stopRunning(policy.machine(), view, cancels);
         if (!group.sealed()) return new Resolution(changes, List.of(), cancels, group.resolution(), hold, more);
 
         String reason = tally.succeeded() + " of " + tally.total() + " children succeeded, " + tally.failed() + " failed, "
@@ -94,7 +97,10 @@ final class GroupDecider implements GroupResolver {
                 settle = policy.whenFailed();
             }
             if (settle == null) return new Resolution(changes, List.of(), cancels, null, hold, more);
-            Change fired = fire(owner, view.owner(), settle, reason);
+            String attribute = policy.succeededAttribute();
+            Command command = Command.system().actor(ACTOR).reason(reason);
+            if (attribute != null) command = command.set(attribute, Long.toString(tally.succeeded()));
+            Change fired = fire(owner, view.owner(), settle, command);
             if (fired != null) {
                 changes.add(0, fired);
                 return new Resolution(changes, List.of(), cancels, settle.name(), hold, more);
@@ -107,7 +113,7 @@ final class GroupDecider implements GroupResolver {
         boolean reopened = !OWNER_ENDED.equals(group.resolution()) && tally.open() > 0 && !(policy.failFast() && tally.failed() > 0);
         if (!reopened) return new Resolution(changes, List.of(), cancels, group.resolution(), hold, more);
         E reopen = policy.reopen();        // a child was retried: the group is open again
-        Change fired = reopen == null ? null : fire(owner, view.owner(), reopen, reason);
+        Change fired = reopen == null ? null : fire(owner, view.owner(), reopen, Command.system().actor(ACTOR).reason(reason));
         if (fired != null) changes.add(0, fired);
         return new Resolution(changes, List.of(), cancels, null, hold, more);
     }
@@ -130,7 +136,7 @@ final class GroupDecider implements GroupResolver {
                         cancels.add(m.id());
                         continue;
                     }
-                    Change c = fire(child, m, cancel, "parent " + view.owner().id() + " cancelled");
+                    Change c = fire(child, m, cancel, Command.system().actor(ACTOR).reason("parent " + view.owner().id() + " cancelled"));
                     if (c != null) changes.add(c);
                 }
             }
@@ -153,7 +159,7 @@ final class GroupDecider implements GroupResolver {
         E event = tally.failed() > 0 ? policy.whenFailed() : policy.whenCancelled();
         String reason = tally.failed() > 0 ? tally.failed() + " of " + tally.total() + " dependencies failed"
                 : tally.cancelled() + " of " + tally.total() + " dependencies were cancelled";
-        Change fired = fire(owner, view.owner(), event, reason);
+        Change fired = fire(owner, view.owner(), event, Command.system().actor(ACTOR).reason(reason));
         S state = Decider.stateOf(owner, view.owner());
         if (fired == null) {
             if (owner.isTerminal(state)) return new Resolution(List.of(), List.of(), List.of(), OWNER_ENDED, null, false);
@@ -162,8 +168,22 @@ final class GroupDecider implements GroupResolver {
         return new Resolution(List.of(fired), List.of(), List.of(), event.name(), null, false);
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> @Nullable Change fire(Machine<S, E> machine, TaskRecord task, E event, String reason) {
-        Decision<S> d = Decider.decide(machine, task, event, Command.system().actor("statekit-groups").reason(reason), null, now);
+    /** Asks the running children to stop; the lease holders learn of it at their next renewal. */
+    private <C extends Enum<C>, F extends Enum<F>> void stopRunning(Machine<C, F> child, View view, List<Long> cancels) {
+        for (C s : child.states()) {
+            if (!child.holdsLease(s)) continue;
+            long after = 0;
+            for (List<TaskRecord> page; !(page = view.members().inState(child.name(), s.name(), after, 200)).isEmpty(); ) {
+                for (TaskRecord m : page) {
+                    after = m.id();
+                    if (m.lease() != null) cancels.add(m.id());
+                }
+            }
+        }
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> @Nullable Change fire(Machine<S, E> machine, TaskRecord task, E event, Command command) {
+        Decision<S> d = Decider.decide(machine, task, event, command, null, now);
         if (d instanceof Decision.Write<S> w) return w.change();
         log.debug("group resolution: {} refused on task {} in {}", event, task.id(), task.state());
         return null;

@@ -89,6 +89,7 @@ public final class NovelProoferChunk {
             .version(1)
             .initial(State.PENDING)
             .terminal(State.DONE)
+            .succeeded(State.DONE).failed(State.ERROR)
             .row(State.PENDING, Event.START, State.PROCESSING).by(SYSTEM).label("worker starts").add()
             .row(State.PROCESSING, Event.SUCCEED, State.DONE).by(SYSTEM).label("success, output validated").add()
             .row(State.PROCESSING, Event.FAIL, State.ERROR).by(SYSTEM).guard(ERROR_REPORTED, REPORTED)

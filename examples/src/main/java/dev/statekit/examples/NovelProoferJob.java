@@ -18,6 +18,13 @@ import java.util.Objects;
  * and {@link Event#PAUSE} in phase {@code process}, {@link Event#MERGE} in phase {@code merge})
  * and that workers report the end of the step that is running. Every edge of the diagram has its
  * own event.
+ *
+ * <p>The chunks are the job's children, created with {@link Event#START_PROCESS} in the same write.
+ * The group resolver ends the process phase: {@link Event#PROCESS_DONE} once every chunk is done,
+ * {@link Event#PROCESS_FAILED} once every chunk has ended and some are in error, recording the
+ * number of done chunks as {@value #DONE_CHUNKS}. While the job is paused or queued its pending
+ * chunks are held, and a pause asks the processing ones to stop (they go back to pending); a reset
+ * stops them all.
  */
 public final class NovelProoferJob {
     /** The attribute holding the workflow phase. */
@@ -30,6 +37,8 @@ public final class NovelProoferJob {
     public static final String MERGE = "merge";
     /** Phase: the output was merged. */
     public static final String DONE = "done";
+    /** The job attribute holding how many chunks were done when processing ended. */
+    public static final String DONE_CHUNKS = "done_chunks";
     /** The refusal code of a guard when the job is not in the phase an event needs. */
     public static final String PHASE_MISMATCH = "PHASE_MISMATCH";
 
@@ -119,6 +128,13 @@ public final class NovelProoferJob {
             .row(State.RUNNING, Event.RESET, State.CANCELLED).by(USER).label("/reset (hard delete)").add()
             .row(State.PAUSED, Event.RESET, State.CANCELLED).by(USER).label("/reset (hard delete)").add()
             .row(State.ERROR, Event.RESET, State.CANCELLED).by(USER).label("/reset (hard delete)").add()
+            .children(NovelProoferChunk.MACHINE, c -> c
+                    .whenSucceeded(Event.PROCESS_DONE)
+                    .whenFailed(Event.PROCESS_FAILED)
+                    .recordSucceededAs(DONE_CHUNKS)
+                    .holdIn(State.PAUSED, State.QUEUED)
+                    .stopIn(State.PAUSED)
+                    .cancelIn(State.CANCELLED))
             .build();
 
     private NovelProoferJob() {}

@@ -1,6 +1,8 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.BatchOutcome;
 import dev.statekit.core.Command;
+import dev.statekit.core.Fire;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.QueueOptions;
 import dev.statekit.core.Task;
@@ -9,16 +11,13 @@ import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.ErrorClassifier;
-import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.NovelProoferChunk;
 import dev.statekit.examples.NovelProoferJob;
-import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
-import dev.statekit.store.TaskRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -36,11 +35,13 @@ import org.jspecify.annotations.Nullable;
  * chunks of its process phase are run by a {@link TaskRuntime} with an LLM worker.
  *
  * <p>The job ({@link NovelProoferJob}) is driven by this host like the seed's background steps and
- * buttons: {@link #validate} slices the text, {@link #startProcess} creates the chunks (once; a
- * resume finds them) and opens the chunk queue, {@link #pause} pauses the queue and puts the job's
- * in-flight chunks back to pending, {@link #retryFailed} re-queues the job with only its failed
- * chunks, and {@link #merge} is the merge gate. When the last chunk of a job ends, a transition
- * listener reports the process phase done (every chunk done) or failed (some chunk in error).
+ * buttons: {@link #validate} slices the text, {@link #startProcess} creates the chunks as the job's
+ * children in the job's own write (once; a resume finds them), {@link #pause} holds the job's
+ * pending chunks and sends its processing ones back to pending, {@link #retryFailed} re-queues the
+ * job with only its failed chunks in one write, and {@link #merge} is the merge gate. The end of
+ * the process phase is the library's: the group resolver fires done (every chunk done) or failed
+ * (some chunk in error) on the job, exactly once, in whichever process runs the next pass, so a
+ * host that dies after the last chunk's commit leaves nothing undone.
  *
  * <p>The chunks ({@link NovelProoferChunk}) run under leases on the queue {@value #QUEUE}: an
  * answer 429 or 5xx is retried inside the same processing (the chunk waits in {@code RETRYING};
@@ -57,7 +58,7 @@ public final class NovelProoferHost implements AutoCloseable {
     /** The job attribute holding the number of chunks validation made. */
     public static final String TOTAL_CHUNKS = "total_chunks";
     /** The job attribute holding how many chunks were done when processing ended. */
-    public static final String DONE_CHUNKS = "done_chunks";
+    public static final String DONE_CHUNKS = NovelProoferJob.DONE_CHUNKS;
     /** The job attribute holding the length of the merged output. */
     public static final String MERGED_CHARS = "merged_chars";
     /** The chunk attribute holding its position in the text, from 0. */
@@ -98,10 +99,10 @@ public final class NovelProoferHost implements AutoCloseable {
         this.llm = Objects.requireNonNull(llm, "llm");
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
                 .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
-                .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, QueueOptions.defaults());
+                .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, QueueOptions.defaults())
+                .resolves(NovelProoferJob.MACHINE);
         if (executor != null) b.executor(executor);
         this.runtime = b.build();
-        engine.subscribe(new ProcessEnd());
     }
 
     /** Creates a host on the system clock with its own pool of 3 workers and a simulated LLM. */
@@ -131,14 +132,22 @@ public final class NovelProoferHost implements AutoCloseable {
     }
 
     /**
-     * Starts the host: chunks left retrying by an earlier run go back to pending, then the runtime
-     * starts and puts the chunks this owner held back to pending.
+     * Starts the host: chunks left retrying by an earlier run go back to pending, jobs that a crash
+     * left queued after {@code /retry-failed} start processing, then the runtime starts and puts the
+     * chunks this owner held back to pending.
      */
     public void start() {
         for (Task<NovelProoferChunk.State> chunk : Tasks.all(engine, NovelProoferChunk.MACHINE,
                 TaskQuery.all().states(List.of(NovelProoferChunk.State.RETRYING.name())))) {
             engine.fire(NovelProoferChunk.MACHINE, chunk.id(), NovelProoferChunk.Event.RELEASE,
                     Command.system().actor(runtime.owner()).reason("restart heal").expectVersion(chunk.version()));
+        }
+        for (Task<NovelProoferJob.State> job : Tasks.all(engine, NovelProoferJob.MACHINE,
+                TaskQuery.all().states(List.of(NovelProoferJob.State.QUEUED.name())))) {
+            if (NovelProoferJob.PROCESS.equals(job.attribute(NovelProoferJob.PHASE))) {
+                engine.fire(NovelProoferJob.MACHINE, job.id(), NovelProoferJob.Event.START,
+                        Command.system().actor(runtime.owner()).reason("restart heal: process the failed chunks").expectVersion(job.version()));
+            }
         }
         runtime.start();
     }
@@ -164,57 +173,58 @@ public final class NovelProoferHost implements AutoCloseable {
     }
 
     /**
-     * Starts (or resumes) processing a job: its chunks are created unless they exist, and the
-     * chunk queue is opened.
+     * Starts (or resumes) processing a job: the job moves and its chunks are created, unless they
+     * exist, in one write; the chunks are held no longer.
      */
     public Outcome<NovelProoferJob.State> startProcess(long job, String user) {
-        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START_PROCESS,
-                Command.user(user).reason("start process"));
-        if (!o.isApplied()) return o;
-        List<String> slices = slices(o.orElseThrow().task());
+        Task<NovelProoferJob.State> j = job(job);
+        List<String> slices = slices(j);
+        List<TaskSpec> chunks = new ArrayList<>(slices.size());
         for (int i = 0; i < slices.size(); i++) {
-            engine.create(NovelProoferChunk.MACHINE, TaskSpec.defaults().queue(QUEUE).parent(job)
+            chunks.add(TaskSpec.defaults().queue(QUEUE)
                     .idempotencyKey("job-" + job + "-chunk-" + i)
                     .attribute(INDEX, Integer.toString(i))
                     .attribute(NovelProoferChunk.LLM_MODEL, MODEL)
                     .payload(slices.get(i)));
         }
-        runtime.resume(QUEUE);
-        finishIfEnded(job);
-        return o;
+        return engine.fireWithChildren(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START_PROCESS,
+                Command.user(user).reason("start process"), chunks);
     }
 
     /**
-     * Pauses a job in its process phase: the chunk queue stops, and the job's in-flight chunks go
-     * back to pending (a processing chunk's worker is asked to stop; its result is not kept).
+     * Pauses a job in its process phase: its pending chunks are held, and its processing chunks'
+     * workers are asked to stop, which puts them back to pending (their result is not kept).
      */
     public Outcome<NovelProoferJob.State> pause(long job, String user) {
-        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE,
-                Command.user(user).reason("/pause"));
-        if (!o.isApplied()) return o;
-        runtime.pause(QUEUE);
-        for (Task<NovelProoferChunk.State> chunk : chunks(job)) {
-            if (chunk.state() == NovelProoferChunk.State.PROCESSING || chunk.state() == NovelProoferChunk.State.RETRYING) {
-                runtime.cancel(NovelProoferChunk.MACHINE, chunk.id(), Command.system().actor(runtime.owner()).reason("pause"));
-            }
-        }
-        return o;
+        return engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE, Command.user(user).reason("/pause"));
     }
 
     /**
-     * Retries a failed job: the job is queued and started again in phase process, and only its
-     * failed chunks go back to pending, with a fresh retry budget.
+     * Retries a failed job: in one write the job is queued again and only its failed chunks go back
+     * to pending, with a fresh retry budget; then the job starts again in phase process.
      */
     public Outcome<NovelProoferJob.State> retryFailed(long job, String user) {
-        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.RETRY_FAILED,
-                Command.user(user).reason("/retry-failed"));
-        if (!o.isApplied()) return o;
-        Outcome<NovelProoferJob.State> started = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START,
+        BatchOutcome batch = requeueFailed(job, user);
+        if (!batch.isApplied() && batch.refusedIndex() > 0) batch = requeueFailed(job, user);    // a chunk changed meanwhile
+        if (!batch.isApplied()) {
+            @SuppressWarnings("unchecked")
+            Outcome<NovelProoferJob.State> refused = (Outcome<NovelProoferJob.State>) (Outcome<?>) Objects.requireNonNull(batch.refusal());
+            return refused;
+        }
+        return engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START,
                 Command.system().actor(runtime.owner()).reason("process the failed chunks"));
-        runtime.retryAll(NovelProoferChunk.MACHINE, NovelProoferChunk.State.ERROR, NovelProoferChunk.Event.RETRY_FAILED,
-                job, QUEUE, false, Command.user(user).reason("/retry-failed"));
-        finishIfEnded(job);
-        return started;
+    }
+
+    private BatchOutcome requeueFailed(long job, String user) {
+        List<Fire<?, ?>> fires = new ArrayList<>();
+        fires.add(new Fire<>(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.RETRY_FAILED, Command.user(user).reason("/retry-failed")));
+        for (Task<NovelProoferChunk.State> chunk : chunks(job)) {
+            if (chunk.state() == NovelProoferChunk.State.ERROR) {
+                fires.add(new Fire<>(NovelProoferChunk.MACHINE, chunk.id(), NovelProoferChunk.Event.RETRY_FAILED,
+                        Command.user(user).reason("/retry-failed").expectVersion(chunk.version())));
+            }
+        }
+        return engine.fireAll(fires);
     }
 
     /**
@@ -276,25 +286,6 @@ public final class NovelProoferHost implements AutoCloseable {
         return slices;
     }
 
-    /** Reports the end of the process phase once every chunk of the job ended. */
-    private void finishIfEnded(long job) {
-        Task<NovelProoferJob.State> j = engine.find(NovelProoferJob.MACHINE, job).orElse(null);
-        if (j == null || j.state() != NovelProoferJob.State.RUNNING || !NovelProoferJob.PROCESS.equals(j.attribute(NovelProoferJob.PHASE))) {
-            return;
-        }
-        List<Task<NovelProoferChunk.State>> chunks = chunks(job);
-        String total = j.attribute(TOTAL_CHUNKS);
-        if (chunks.isEmpty() || total == null || chunks.size() < Integer.parseInt(total)) return;
-        int done = 0;
-        for (Task<NovelProoferChunk.State> c : chunks) {
-            if (c.state() == NovelProoferChunk.State.DONE) done++;
-            else if (c.state() != NovelProoferChunk.State.ERROR) return;
-        }
-        NovelProoferJob.Event end = done == chunks.size() ? NovelProoferJob.Event.PROCESS_DONE : NovelProoferJob.Event.PROCESS_FAILED;
-        engine.fire(NovelProoferJob.MACHINE, job, end, Command.system().actor(runtime.owner())
-                .set(DONE_CHUNKS, Integer.toString(done)).expectVersion(j.version()));
-    }
-
     /**
      * The chunk worker: one LLM request. A failure is classified by the runtime (429 and 5xx are
      * retried) and kept as the chunk's last error.
@@ -307,18 +298,6 @@ public final class NovelProoferHost implements AutoCloseable {
         int index = Integer.parseInt(chunk.attributes().getOrDefault(INDEX, "0"));
         String output = llm.proofread(index, chunk.record().attempts(), model, String.valueOf(chunk.record().payload()));
         return WorkResult.success(Map.of(OUTPUT, output, NovelProoferChunk.LLM_MODEL, model));
-    }
-
-    /** Hears chunks end and closes their job's process phase. */
-    private final class ProcessEnd implements TransitionListener {
-        @Override
-        public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
-            if (!machine.equals(NovelProoferChunk.MACHINE.name()) || task.parentId() == null) return;
-            String state = task.state();
-            if (state.equals(NovelProoferChunk.State.DONE.name()) || state.equals(NovelProoferChunk.State.ERROR.name())) {
-                finishIfEnded(task.parentId());
-            }
-        }
     }
 
     /** Stops the runtime gracefully (running chunks may finish) and waits for it. */
