@@ -45,8 +45,7 @@ final class Control {
     }
 
     <S extends Enum<S>, E extends Enum<E>> CancelResult<S> cancel(Machine<S, E> machine, long taskId, Command command) {
-        RunPolicy<S, E> p = machine.runPolicy();
-        E cancel = p == null ? null : p.cancel;
+        E cancel = machine.cancelEvent();
         if (cancel == null) throw new IllegalArgumentException("machine " + machine.name() + " declares no cancel event");
         Task<S> task = ctx.engine.find(machine, taskId).orElse(null);
         if (task == null || task.record().lease() == null || !machine.permits(task.state(), cancel)) {

@@ -32,18 +32,20 @@ import org.jspecify.annotations.Nullable;
  * <p>Cancel is allowed only while the task is still pending in the queue; a task whose processing
  * started is not cancelled ({@value #TASK_ALREADY_STARTED}, 409).
  *
- * <p>Run policy: a runtime runs the OCR job. It claims pending tasks with {@link Event#START_OCR}
- * into {@code MINERU_PARSING}; the worker's success is {@link Event#OCR_DONE} (its attributes carry
- * {@value #MARKDOWN_KEY}), which chains the post-processing job by entering
- * {@code LLM_PROCESSING}; its failure is {@link Event#OCR_FAILED}. The table has no row from
- * {@code MINERU_PARSING} back to {@code PENDING}, so there is no release: an OCR job whose lease
- * expired fails the task ({@code LEASE_EXPIRED}), which the user may retry. The post-processing
- * job has no queued state in the table for a runtime to claim it from: the host runs it when a
- * task enters {@code LLM_PROCESSING} and reports {@link Event#POSTPROCESS_DONE} or
- * {@link Event#POSTPROCESS_FAILED}. {@link Event#CANCEL} is the cancel event: a runtime's cancel of
- * a started task is refused with {@value #TASK_ALREADY_STARTED}. A claim applies
- * {@code PENDING → MINERU_PARSING} with its effect, which sets {@value #PHASE} and counts
- * {@value #ATTEMPT_OCR}.
+ * <p>Stages: the OCR job and the post-processing job are the machine's two stages, each claimed by
+ * a runtime under a lease on its own queue ({@value #OCR_QUEUE}, {@value #POSTPROCESS_QUEUE}). The
+ * OCR stage claims pending tasks with {@link Event#START_OCR} into {@code MINERU_PARSING}; its
+ * success {@link Event#OCR_DONE} (carrying {@value #MARKDOWN_KEY}) chains the post-processing job
+ * in the same write by entering {@code POSTPROCESS_QUEUED}; its failure is {@link Event#OCR_FAILED};
+ * the table has no row back to {@code PENDING}, so an OCR job whose lease expired fails the task
+ * ({@code LEASE_EXPIRED}), which the user may retry. The post-processing stage claims
+ * {@code POSTPROCESS_QUEUED} with {@link Event#START_POSTPROCESS} into {@code LLM_PROCESSING}
+ * (counting {@value #ATTEMPT_POSTPROCESS}); its results are {@link Event#POSTPROCESS_DONE} and
+ * {@link Event#POSTPROCESS_FAILED}, and a job whose process died is put back in its queue by
+ * {@link Event#POSTPROCESS_RELEASE}, in any process that serves the stage. {@code POSTPROCESS_QUEUED}
+ * is shown as the seed's status {@code llm_processing}: the seed's status values are kept.
+ * {@link Event#CANCEL} is the cancel event: a cancel of a started task is refused with
+ * {@value #TASK_ALREADY_STARTED}.
  */
 public final class EtlTask {
     /** The attribute holding the stage: ocr, postprocess or finalize. */
@@ -60,6 +62,14 @@ public final class EtlTask {
     public static final String RULE_ID = "rule_id";
     /** The command attribute of {@link Event#RETRY} naming the stage to retry from: mineru or postprocess. */
     public static final String FROM_STAGE = "from_stage";
+    /** The stage that runs MineRU. */
+    public static final String OCR_STAGE = "ocr";
+    /** The stage that post-processes the markdown. */
+    public static final String POSTPROCESS_STAGE = "postprocess";
+    /** The queue of the OCR jobs. */
+    public static final String OCR_QUEUE = "etl-ocr";
+    /** The queue of the post-processing jobs. */
+    public static final String POSTPROCESS_QUEUE = "etl-postprocess";
     /** The rule used when the user names none. */
     public static final String DEFAULT_RULE = "default";
 
@@ -80,6 +90,11 @@ public final class EtlTask {
         PENDING,
         /** The OCR job runs MineRU. */
         MINERU_PARSING,
+        /**
+         * The post-processing job is queued (chained by the OCR job, or by a retry from postprocess);
+         * the seed's status shows it as {@code llm_processing}.
+         */
+        POSTPROCESS_QUEUED,
         /** The post-processing job runs (rules, an LLM, or the skip wrapper). */
         LLM_PROCESSING,
         /** The final JSON was stored. */
@@ -98,6 +113,10 @@ public final class EtlTask {
         OCR_DONE,
         /** The OCR job failed. */
         OCR_FAILED,
+        /** The post-processing job starts. */
+        START_POSTPROCESS,
+        /** The post-processing job is put back in its queue (its worker stopped, or its lease expired). */
+        POSTPROCESS_RELEASE,
         /** The post-processing job finished; the result is finalized. */
         POSTPROCESS_DONE,
         /** The post-processing job failed. */
@@ -125,12 +144,17 @@ public final class EtlTask {
                     changes.put(MARKDOWN_KEY, null);
                 })
                 .label("etl_ocr_job starts (phase=ocr)").add()
-            .row(State.MINERU_PARSING, Event.OCR_DONE, State.LLM_PROCESSING).by(SYSTEM)
+            .row(State.MINERU_PARSING, Event.OCR_DONE, State.POSTPROCESS_QUEUED).by(SYSTEM)
                 .guard("markdown-pointer", (task, command) -> Verdict.when(
                         Attrs.given(Attrs.effective(task, command, MARKDOWN_KEY)), MARKDOWN_POINTER_MISSING,
                         "a finished OCR stage must report " + MARKDOWN_KEY))
-                .effect(startPostprocess())
+                .effect((task, command, changes) -> changes.put(PHASE, "postprocess"))
                 .label("OCR done, postprocess job chained (phase=postprocess)").add()
+            .row(State.POSTPROCESS_QUEUED, Event.START_POSTPROCESS, State.LLM_PROCESSING).by(SYSTEM)
+                .effect(startPostprocess())
+                .label("etl_postprocess_job starts").add()
+            .row(State.LLM_PROCESSING, Event.POSTPROCESS_RELEASE, State.POSTPROCESS_QUEUED).by(SYSTEM)
+                .label("postprocess job back in its queue (lease expired, worker stopped)").add()
             .row(State.MINERU_PARSING, Event.OCR_FAILED, State.FAILED).by(SYSTEM).guard(ERROR_REPORTED, REPORTED)
                 .label("OCR failed").add()
             .row(State.LLM_PROCESSING, Event.POSTPROCESS_DONE, State.COMPLETED).by(SYSTEM)
@@ -140,7 +164,7 @@ public final class EtlTask {
                 .label("postprocess failed, markdown key kept").add()
             .row(State.PENDING, Event.CANCEL, State.CANCELLED).by(USER).label("POST /cancel (still queued)").add()
             // retry: both rows are guarded, so that a refused postprocess retry never falls back to a full one
-            .row(State.FAILED, Event.RETRY, State.LLM_PROCESSING).by(USER)
+            .row(State.FAILED, Event.RETRY, State.POSTPROCESS_QUEUED).by(USER)
                 .guard("from-stage-postprocess", (task, command) -> {
                     String stage = command.attributes().get(FROM_STAGE);
                     if (!"postprocess".equals(stage)) {
@@ -149,7 +173,7 @@ public final class EtlTask {
                     return Verdict.when(Attrs.given(task.attribute(MARKDOWN_KEY)), MARKDOWN_POINTER_MISSING,
                             "no OCR markdown to post-process again: retry from mineru");
                 })
-                .effect(startPostprocess())
+                .effect((task, command, changes) -> changes.put(PHASE, "postprocess"))
                 .label("POST /retry from_stage=postprocess").add()
             .row(State.FAILED, Event.RETRY, State.PENDING).by(USER)
                 .guard("from-stage-mineru", (task, command) -> {
@@ -160,12 +184,21 @@ public final class EtlTask {
                 .effect((task, command, changes) -> changes.put(PHASE, "ocr"))
                 .label("POST /retry from_stage=mineru (default)").add()
             .refuse(State.MINERU_PARSING, Event.CANCEL, TASK_ALREADY_STARTED, "OCR already started; the task is not cancelled")
+            .refuse(State.POSTPROCESS_QUEUED, Event.CANCEL, TASK_ALREADY_STARTED, "post-processing already chained; the task is not cancelled")
             .refuse(State.LLM_PROCESSING, Event.CANCEL, TASK_ALREADY_STARTED, "post-processing already started; the task is not cancelled")
-            .run(r -> r.claim(State.PENDING, Event.START_OCR)
+            .stage(OCR_STAGE, r -> r.queue(OCR_QUEUE)
+                    .claim(State.PENDING, Event.START_OCR)
                     .success(Event.OCR_DONE)
                     .fatal(Event.OCR_FAILED)
                     .cancel(Event.CANCEL)
                     .recoverByFailing()
+                    .retry(RetryPolicy.none()))
+            .stage(POSTPROCESS_STAGE, r -> r.queue(POSTPROCESS_QUEUE)
+                    .claim(State.POSTPROCESS_QUEUED, Event.START_POSTPROCESS)
+                    .success(Event.POSTPROCESS_DONE)
+                    .fatal(Event.POSTPROCESS_FAILED)
+                    .release(Event.POSTPROCESS_RELEASE)
+                    .recoverByRequeue()
                     .retry(RetryPolicy.none()))
             .build();
 

@@ -3,49 +3,37 @@ package dev.statekit.examples.hosts;
 import dev.statekit.core.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Outcome;
-import dev.statekit.core.QueueOptions;
 import dev.statekit.core.Task;
 import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
-import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.ErrorClassifier;
-import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.EtlTask;
 import dev.statekit.examples.EtlTask.Event;
 import dev.statekit.examples.EtlTask.State;
-import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
-import dev.statekit.store.TaskQuery;
-import dev.statekit.store.TaskRecord;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The ETL host: a document's OCR job (MineRU) and its post-processing job (rules or an LLM) run
- * as a chain.
+ * as the two stages of one task.
  *
- * <p>A {@link TaskRuntime} runs the OCR job: it claims pending tasks on the queue
- * {@value #OCR_QUEUE} under a lease, and the OCR worker's success, carrying the markdown's storage
- * key, takes the task to {@code LLM_PROCESSING}. That transition enqueues the post-processing job
- * on this host's executor, which reads the markdown pointer, post-processes (or, with
- * {@code postprocess_mode=skip}, wraps the pointer in a stable JSON) and reports
- * {@code POSTPROCESS_DONE} or {@code POSTPROCESS_FAILED}. The table gives the post-processing
- * stage no queued state a runtime could claim it from, so it is not leased: on start the host
- * enqueues post-processing again for every task it finds in {@code LLM_PROCESSING}, and a report
- * is applied only to the task version its job read, so a duplicate job is refused.
+ * <p>A {@link TaskRuntime} serves both stages, each under a lease with heartbeats on its own queue
+ * ({@value EtlTask#OCR_QUEUE}, {@value EtlTask#POSTPROCESS_QUEUE}). The OCR worker's success,
+ * carrying the markdown's storage key, chains the post-processing job in the same write; the
+ * post-processing worker reads the markdown pointer, post-processes (or, with
+ * {@code postprocess_mode=skip}, wraps the pointer in a stable JSON) and succeeds with the result's
+ * key, or fails. A post-processing job whose process died is put back in its queue when its lease
+ * expires and run again by any process that serves the stage, never by two at once.
  *
  * <p>Control: {@link #cancel} goes through the runtime and is refused with
  * {@code TASK_ALREADY_STARTED} once a job started; {@link #retry} retries a failed task from
@@ -53,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class EtlHost implements AutoCloseable {
     /** The queue of the OCR jobs. */
-    public static final String OCR_QUEUE = "etl-ocr";
+    public static final String OCR_QUEUE = EtlTask.OCR_QUEUE;
     /** The task attribute naming the document to parse. */
     public static final String DOCUMENT = "document";
     /** The task attribute holding the storage key of the final JSON. */
@@ -75,19 +63,16 @@ public final class EtlHost implements AutoCloseable {
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
-    private final Executor postExecutor;
-    private final @Nullable ExecutorService ownedPostExecutor;
     private final Ocr ocr;
     private final PostProcessor post;
     private final ErrorClassifier classifier = ErrorClassifier.defaults();
-    private final Cancellable chain;
 
     /**
      * Creates a host over {@code store}.
      *
      * @param store    where the tasks live
      * @param clock    the clock of the engine and the runtime
-     * @param executor runs the OCR workers and the post-processing jobs; null for pools of its own
+     * @param executor runs the OCR and post-processing workers; null for a pool of its own
      * @param owner    the lease owner name
      * @param ocr      the OCR
      * @param post     the post-processing
@@ -96,24 +81,12 @@ public final class EtlHost implements AutoCloseable {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.ocr = Objects.requireNonNull(ocr, "ocr");
         this.post = Objects.requireNonNull(post, "post");
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(4)
                 .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
-                .register(EtlTask.MACHINE, OCR_QUEUE, this::parse, QueueOptions.defaults());
-        if (executor != null) {
-            b.executor(executor);
-            this.postExecutor = executor;
-            this.ownedPostExecutor = null;
-        } else {
-            ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
-                Thread t = new Thread(r, "etl-postprocess");
-                t.setDaemon(true);
-                return t;
-            });
-            this.postExecutor = pool;
-            this.ownedPostExecutor = pool;
-        }
+                .registerStage(EtlTask.MACHINE, EtlTask.OCR_STAGE, this::parse)
+                .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess);
+        if (executor != null) b.executor(executor);
         this.runtime = b.build();
-        this.chain = engine.subscribe(new Chain());
     }
 
     /** Creates a host on the system clock with pools of its own and the simulated OCR and post-processing. */
@@ -146,22 +119,19 @@ public final class EtlHost implements AutoCloseable {
         return engine;
     }
 
-    /** Returns the runtime that runs the OCR jobs. */
+    /** Returns the runtime that runs both stages. */
     public TaskRuntime runtime() {
         return runtime;
     }
 
-    /** Starts the runtime and enqueues post-processing again for tasks an earlier run left in {@code LLM_PROCESSING}. */
+    /** Starts the runtime: it recovers the jobs this owner held before a restart, and starts claiming. */
     public void start() {
         runtime.start();
-        for (Task<State> t : Tasks.all(engine, EtlTask.MACHINE, TaskQuery.all().states(List.of(State.LLM_PROCESSING.name())))) {
-            postExecutor.execute(() -> postprocess(t.id()));
-        }
     }
 
     /** Submits a document under {@code ruleId} (null: the global default rule, which skips the LLM). */
     public long submit(String document, @Nullable String ruleId, String postprocessMode) {
-        return engine.create(EtlTask.MACHINE, EtlTask.spec(ruleId, postprocessMode).queue(OCR_QUEUE).attribute(DOCUMENT, document))
+        return engine.create(EtlTask.MACHINE, EtlTask.spec(ruleId, postprocessMode).attribute(DOCUMENT, document))
                 .task().id();
     }
 
@@ -199,7 +169,8 @@ public final class EtlHost implements AutoCloseable {
      */
     public static Map<String, String> fields(Task<State> task) {
         Map<String, String> fields = new LinkedHashMap<>();
-        fields.put("status", task.state().name().toLowerCase(Locale.ROOT));
+        State shown = task.state() == State.POSTPROCESS_QUEUED ? State.LLM_PROCESSING : task.state();
+        fields.put("status", shown.name().toLowerCase(Locale.ROOT));
         fields.put("phase", task.attributes().getOrDefault(EtlTask.PHASE, "ocr"));
         fields.put(EtlTask.ATTEMPT_OCR, task.attributes().getOrDefault(EtlTask.ATTEMPT_OCR, "0"));
         fields.put(EtlTask.ATTEMPT_POSTPROCESS, task.attributes().getOrDefault(EtlTask.ATTEMPT_POSTPROCESS, "0"));
@@ -230,48 +201,25 @@ public final class EtlHost implements AutoCloseable {
         }
     }
 
-    /** The post-processing job of task {@code id}; reports against the version it read. */
-    void postprocess(long id) {
-        Task<State> task = engine.find(EtlTask.MACHINE, id).orElse(null);
-        if (task == null || task.state() != State.LLM_PROCESSING) return;
+    /** The post-processing worker; the claim's start row counted the attempt. A failure, attributed to the step {@code postprocess}, becomes the task's last error. */
+    private WorkResult postprocess(WorkContext<State> ctx) {
+        Task<State> task = ctx.task();
         String markdown = task.attribute(EtlTask.MARKDOWN_KEY);
         String mode = task.attributes().getOrDefault(EtlTask.POSTPROCESS_MODE, "skip");
-        Command done = Command.system().actor(runtime.owner()).expectVersion(task.version());
         try {
             if (markdown == null) throw new IllegalStateException("no markdown to post-process");
-            String result = post.process(task, markdown, mode);
-            engine.fire(EtlTask.MACHINE, id, Event.POSTPROCESS_DONE, done.reason("etl_postprocess_job done").set(RESULT_KEY, result));
+            return WorkResult.success(Map.of(RESULT_KEY, post.process(task, markdown, mode)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new WorkResult.Failure("INTERRUPTED", "the post-processing was interrupted", true, "postprocess");
         } catch (Exception e) {
-            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
-            WorkResult.Failure f = classifier.classify(e);
-            engine.fire(EtlTask.MACHINE, id, Event.POSTPROCESS_FAILED, done.reason("etl_postprocess_job failed")
-                    .error(new TaskError(f.code(), f.message(), f.retryable(), "postprocess")));
+            return classifier.classify(e).atStep("postprocess");
         }
     }
 
-    /** Chains the post-processing job to every entry into {@code LLM_PROCESSING} (after OCR, or a retry from postprocess). */
-    private final class Chain implements TransitionListener {
-        @Override
-        public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
-            if (machine.equals(EtlTask.MACHINE.name()) && entry.to().equals(State.LLM_PROCESSING.name())) {
-                postExecutor.execute(() -> postprocess(task.id()));
-            }
-        }
-    }
-
-    /** Stops the runtime gracefully, stops chaining and shuts the host's own pool down. */
+    /** Stops the runtime gracefully: running jobs may finish. */
     @Override
     public void close() {
-        chain.cancel();
         runtime.close();
-        if (ownedPostExecutor != null) {
-            ownedPostExecutor.shutdown();
-            try {
-                if (!ownedPostExecutor.awaitTermination(10, TimeUnit.SECONDS)) ownedPostExecutor.shutdownNow();
-            } catch (InterruptedException e) {
-                ownedPostExecutor.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }
