@@ -67,6 +67,11 @@ public interface GroupResolver {
             cancels = List.copyOf(cancels);
         }
 
+        /** Creates a resolution that keeps the group's hold flag. */
+        public Resolution(List<Change> changes, List<NewTask> creates, List<Long> cancels, @Nullable String resolution, boolean awaiting) {
+            this(changes, creates, cancels, resolution, null, awaiting);
+        }
+
         /** Writes only the counts, keeping the group's resolution. */
         public static Resolution keep(GroupRecord group) {
             return new Resolution(List.of(), List.of(), List.of(), group.resolution(), null, false);

@@ -6,7 +6,6 @@ import dev.statekit.store.support.ClaimPicker;
 import dev.statekit.store.support.StoreChecks;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -71,6 +70,9 @@ public final class InMemoryStore implements Store {
 
     // --- create, find, apply ----------------------------------------------------------------
 
+    // The parent's monitor keeps its group from being sealed meanwhile; the dependencies' monitors keep
+    // their states from changing between being counted and the new task being registered as their
+    // dependent. All are taken in ascending id order, as applyAll takes them.
     @Override
     public CreateResult create(NewTask spec) {
         for (long d : spec.dependsOn()) {
@@ -78,15 +80,26 @@ public final class InMemoryStore implements Store {
         }
         StoreChecks.checkPayload(spec, maxPayloadChars);
         Long parent = spec.parentId();
+        java.util.TreeMap<Long, Slot> monitors = new java.util.TreeMap<>();
         Slot parentSlot = parent == null ? null : tasks.get(parent);
-        if (parentSlot == null) return createUnder(spec, false);
-        synchronized (parentSlot) {                     // the parent's group cannot be sealed meanwhile
-            InMemoryGroups.Group g = groups.get(parent);
+        if (parentSlot != null) monitors.put(parent, parentSlot);
+        for (long d : spec.dependsOn()) monitors.put(d, dependency(d, tasks.get(d)));
+        if (monitors.isEmpty()) return createUnder(spec, false);
+        return locked(monitors.values().toArray(new Slot[0]), 0, () -> {
+            for (long d : spec.dependsOn()) {
+                if (tasks.get(d) != monitors.get(d)) dependency(d, null);     // purged before its monitor was taken
+            }
+            InMemoryGroups.Group g = parent == null ? null : groups.get(parent);
             if (g != null && g.kind == GroupKind.CHILDREN && g.sealed && !existing(spec)) {
                 throw new StatekitException(ErrorCode.GROUP_SEALED, "the children of task " + parent + " are sealed");
             }
             return createUnder(spec, false);
-        }
+        });
+    }
+
+    private static Slot dependency(long id, @Nullable Slot slot) {
+        if (slot == null) throw new StatekitException(ErrorCode.UNKNOWN_DEPENDENCY, "task " + id + " does not exist");
+        return slot;
     }
 
     @Override
@@ -134,36 +147,27 @@ public final class InMemoryStore implements Store {
         return record;
     }
 
-    // The dependencies' monitors are held while their states are read and the new task is registered
-    // as their dependent: none of their changes falls between the two.
+    // The caller holds the dependencies' monitors (see create).
     private TaskRecord insertDependent(NewTask spec) {
-        Long[] deps = spec.dependsOn().toArray(new Long[0]);
-        Arrays.sort(deps);
-        @Nullable Slot[] slots = new Slot[deps.length];
-        for (int i = 0; i < deps.length; i++) {
-            slots[i] = tasks.get(deps[i]);
-            if (slots[i] == null) throw new StatekitException(ErrorCode.UNKNOWN_DEPENDENCY, "task " + deps[i] + " does not exist");
-        }
-        return locked(slots, 0, () -> {
-            long id = ids.incrementAndGet();
-            TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
-            Slot slot = new Slot(record);
-            synchronized (slot) {
-                tasks.put(id, slot);
-                index.reindex(null, record);
-                groups.born(record);
-                InMemoryGroups.Group g = groups.open(id, record.machine(), GroupKind.DEPENDENCIES, spec.dependsOn());
-                g.sealed = true;
-                g.hold = true;
-                for (Slot s : slots) {
-                    TaskRecord d = Objects.requireNonNull(s).task;
-                    g.total++;
-                    g.count(new MemberState(d.machine(), d.state()), 1);
-                }
-                groups.mark(id, InMemoryGroups.Mark.LOOK);
+        long id = ids.incrementAndGet();
+        TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
+        Slot slot = new Slot(record);
+        synchronized (slot) {
+            tasks.put(id, slot);
+            index.reindex(null, record);
+            groups.born(record);
+            groups.changed(null, record, false);
+            InMemoryGroups.Group g = groups.open(id, record.machine(), GroupKind.DEPENDENCIES, spec.dependsOn());
+            g.sealed = true;
+            g.hold = true;
+            for (long d : spec.dependsOn()) {
+                TaskRecord member = Objects.requireNonNull(tasks.get(d)).task;
+                g.total++;
+                g.count(new MemberState(member.machine(), member.state()), 1);
             }
-            return record;
-        });
+            groups.mark(id, InMemoryGroups.Mark.LOOK);
+        }
+        return record;
     }
 
     // Takes the monitors of slots[i..] in the order given (ascending ids), then runs body.
@@ -309,11 +313,23 @@ public final class InMemoryStore implements Store {
         long[] total = {0};
         synchronized (slot) {
             taken = groups.drain(ownerId);
-            java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
-            GroupRecord view = g.record().withCounts(total[0], counts);
-            r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
+            try {
+                java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
+                GroupRecord view = g.record().withCounts(total[0], counts);
+                r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
+            } catch (RuntimeException | Error e) {
+                groups.restore(ownerId, taken);          // a pass that fails writes nothing
+                throw e;
+            }
         }
-        if (!r.changes().isEmpty() && !applyAll(r.changes()).applied()) {
+        boolean applied;
+        try {
+            applied = r.changes().isEmpty() || applyAll(r.changes()).applied();
+        } catch (RuntimeException | Error e) {
+            groups.restore(ownerId, taken);
+            throw e;
+        }
+        if (!applied) {
             groups.restore(ownerId, taken);
             return false;
         }

@@ -12,8 +12,14 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
+import dev.statekit.store.GroupKind;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.GroupResolver.Resolution;
+import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
+import dev.statekit.store.MemberState;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
@@ -123,6 +129,7 @@ public abstract class StoreContract {
         private @Nullable String key;
         private @Nullable Instant notBefore;
         private Instant createdAt = T0;
+        private List<Long> dependsOn = List.of();
 
         public Spec machine(String value) { machine = value; return this; }
         public Spec machineVersion(int value) { machineVersion = value; return this; }
@@ -135,10 +142,11 @@ public abstract class StoreContract {
         public Spec key(@Nullable String value) { key = value; return this; }
         public Spec notBefore(@Nullable Instant value) { notBefore = value; return this; }
         public Spec createdAt(Instant value) { createdAt = value; return this; }
+        public Spec dependsOn(Long... ids) { dependsOn = List.of(ids); return this; }
 
         public NewTask build() {
             return new NewTask(machine, machineVersion, state, queue, priority, parent, attributes, payload, key,
-                    notBefore, createdAt);
+                    notBefore, createdAt, dependsOn);
         }
     }
 
@@ -266,6 +274,45 @@ public abstract class StoreContract {
         StringBuilder b = new StringBuilder(length);
         while (b.length() < length) b.append(pattern.charAt(b.length() % pattern.length()));
         return b.toString();
+    }
+
+    /** A resolver that writes only the counts. */
+    protected static final GroupResolver KEEP = v -> Resolution.keep(v.group());
+
+    /** A child of {@code parent}: {@link #MACHINE} in {@link #READY} on {@link #QUEUE}, so that claims take it. */
+    protected static Spec childOf(TaskRecord parent) {
+        return spec().parent(parent.id());
+    }
+
+    /** Creates a task in {@link #WAITING} that owns a sealed group of {@code n} children in {@link #READY}; returns it. */
+    protected TaskRecord ownerOfSealed(int n) {
+        TaskRecord parent = create(spec().state(WAITING));
+        List<NewTask> children = new ArrayList<>();
+        for (int i = 0; i < n; i++) children.add(childOf(parent).build());
+        assertThat(store.applyAll(List.of(), List.of(GroupWrite.sealed(parent.id(), children)))).isEqualTo(ApplyResult.APPLIED);
+        return get(parent.id());
+    }
+
+    protected GroupRecord groupOf(long ownerId) {
+        return store.group(ownerId).orElseThrow(() -> new AssertionError("task " + ownerId + " owns no group"));
+    }
+
+    protected static MemberState member(String state) {
+        return new MemberState(MACHINE, state);
+    }
+
+    /**
+     * Runs passes over the groups of {@link #MACHINE} with {@code resolver} until a pass resolves
+     * nothing and no mark is left; returns how many groups the passes resolved.
+     */
+    protected int resolveAll(GroupResolver resolver) {
+        int resolved = 0;
+        for (int pass = 0; pass < 100; pass++) {
+            int n = store.resolveGroups(List.of(MACHINE), T0, 100, resolver);
+            resolved += n;
+            if (n == 0 && store.pendingMarks() == 0) return resolved;
+        }
+        throw new AssertionError("marks still wait after 100 passes: " + store.pendingMarks());
     }
 
     /** A body run on one of several threads; {@code thread} counts from 0. */
@@ -1657,6 +1704,531 @@ public abstract class StoreContract {
         }
     }
 
+    // --- groups of children -----------------------------------------------------------------------
+
+    @Nested
+    public class Groups {
+
+        @Test
+        public void aSealedGroupOpensWithItsChildrenInTheWriteThatChangesItsOwner() {
+            TaskRecord parent = create();
+            List<NewTask> children = List.of(childOf(parent).build(), childOf(parent).priority(2).build(),
+                    childOf(parent).payload("p").build());
+            ApplyResult r = store.applyAll(List.of(move(parent, WAITING, "split")), List.of(GroupWrite.sealed(parent.id(), children)));
+
+            assertThat(r).isEqualTo(ApplyResult.APPLIED);
+            assertThat(get(parent.id()).state()).isEqualTo(WAITING);
+            List<TaskRecord> made = store.query(TaskQuery.all().parent(parent.id())).items();
+            assertThat(made).hasSize(3).allSatisfy(c -> {
+                assertThat(c.state()).isEqualTo(READY);
+                assertThat(c.version()).isZero();
+                assertThat(store.history(c.id())).isEmpty();
+            });
+            GroupRecord g = groupOf(parent.id());
+            assertThat(g.ownerId()).isEqualTo(parent.id());
+            assertThat(g.kind()).isEqualTo(GroupKind.CHILDREN);
+            assertThat(g.sealed()).isTrue();
+            assertThat(g.total()).isEqualTo(3);
+            assertThat(g.counts()).as("counted in the write that created them").isEqualTo(Map.of(member(READY), 3L));
+            assertThat(g.resolution()).isNull();
+            assertThat(g.hold()).isFalse();
+            assertThat(g.awaiting()).isFalse();
+            assertThat(store.dependencies(parent.id())).isEmpty();
+            assertThat(store.pendingMarks()).as("the group write asks for a look at its owner").isPositive();
+
+            List<GroupRecord> seen = new ArrayList<>();
+            assertThat(resolveAll(v -> {
+                seen.add(v.group());
+                assertThat(v.owner()).isEqualTo(get(parent.id()));
+                return KEEP.resolve(v);
+            })).isPositive();
+            assertThat(seen).allSatisfy(s -> assertThat(s).isEqualTo(g));
+            assertThat(groupOf(parent.id())).isEqualTo(g);
+            assertThat(store.group(made.get(0).id())).as("a child owns no group").isEmpty();
+        }
+
+        @Test
+        public void aRepeatedCommandCreatesNoChildTwice() {
+            TaskRecord parent = create();
+            Change split = move(parent, WAITING, "split-1");
+            GroupWrite children = GroupWrite.sealed(parent.id(), List.of(childOf(parent).build(), childOf(parent).build()));
+            assertThat(store.applyAll(List.of(split), List.of(children))).isEqualTo(ApplyResult.APPLIED);
+            TaskRecord waiting = get(parent.id());
+
+            ApplyResult again = store.applyAll(List.of(split), List.of(children));
+            assertThat(again.status()).isEqualTo(ApplyResult.Status.DUPLICATE_COMMAND);
+            assertThat(again.taskId()).isEqualTo(parent.id());
+            ApplyResult stale = store.applyAll(List.of(move(parent, WAITING, null)), List.of(children));
+            assertThat(stale).isEqualTo(ApplyResult.conflict(parent.id()));
+            ApplyResult missing = store.applyAll(List.of(), List.of(GroupWrite.open(parent.id() + 1000, List.of())));
+            assertThat(missing).isEqualTo(ApplyResult.notFound(parent.id() + 1000));
+
+            assertThat(get(parent.id())).isEqualTo(waiting);
+            assertThat(store.query(TaskQuery.all().parent(parent.id())).items()).hasSize(2);
+            assertThat(groupOf(parent.id()).total()).isEqualTo(2);
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(READY), 2L));
+            assertThat(store.group(parent.id() + 1000)).isEmpty();
+        }
+
+        @Test
+        public void childrenWhoseKeysExistAreCountedOnce() {
+            TaskRecord parent = create(spec().state(WAITING));
+            List<NewTask> first = List.of(childOf(parent).key("c-1").build(), childOf(parent).key("c-2").build(),
+                    childOf(parent).key("c-1").build());
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.open(parent.id(), first)))).isEqualTo(ApplyResult.APPLIED);
+            assertThat(groupOf(parent.id()).total()).as("a key named twice in one write").isEqualTo(2);
+            List<NewTask> second = List.of(childOf(parent).key("c-2").build(), childOf(parent).key("c-3").build());
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.sealed(parent.id(), second)))).isEqualTo(ApplyResult.APPLIED);
+
+            assertThat(store.query(TaskQuery.all().parent(parent.id())).items()).hasSize(3);
+            GroupRecord g = groupOf(parent.id());
+            assertThat(g.sealed()).isTrue();
+            assertThat(g.total()).isEqualTo(3);
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(READY), 3L));
+            assertThat(groupOf(parent.id()).total()).isEqualTo(3);
+        }
+
+        @Test
+        public void childrenAreNotAddedToASealedGroup() {
+            TaskRecord parent = create(spec().state(WAITING));
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.sealed(parent.id(), List.of(childOf(parent).key("c-1").build())))))
+                    .isEqualTo(ApplyResult.APPLIED);
+            TaskRecord other = create();
+
+            assertThatThrownBy(() -> store.applyAll(List.of(move(parent, RUNNING, null), move(other, DONE, null)),
+                    List.of(GroupWrite.open(parent.id(), List.of(childOf(parent).key("c-2").build())))))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.GROUP_SEALED));
+            assertThatThrownBy(() -> store.create(childOf(parent).build()))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.GROUP_SEALED));
+            assertThatThrownBy(() -> store.createAll(List.of(spec().build(), childOf(parent).build())))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.GROUP_SEALED));
+            assertThat(get(parent.id())).isEqualTo(parent);
+            assertThat(get(other.id())).isEqualTo(other);
+            assertThat(store.query(TaskQuery.all().parent(parent.id())).items()).hasSize(1);
+
+            // a child that exists already is no addition
+            TaskRecord existing = store.query(TaskQuery.all().parent(parent.id())).items().get(0);
+            CreateResult again = store.create(childOf(parent).key("c-1").build());
+            assertThat(again.created()).isFalse();
+            assertThat(again.task()).isEqualTo(existing);
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.open(parent.id(), List.of(childOf(parent).key("c-1").build())))))
+                    .isEqualTo(ApplyResult.APPLIED);
+            assertThat(store.query(TaskQuery.all().parent(parent.id())).items()).containsExactly(existing);
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).total()).isEqualTo(1);
+        }
+
+        @Test
+        public void childrenCreatedUnderAnOpenGroupAreCountedByThePass() {
+            TaskRecord parent = create(spec().state(WAITING));
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.open(parent.id(), List.of(childOf(parent).build())))))
+                    .isEqualTo(ApplyResult.APPLIED);
+            assertThat(groupOf(parent.id()).sealed()).isFalse();
+            create(childOf(parent).state(RUNNING));
+            store.createAll(List.of(childOf(parent).build(), childOf(parent).state(DONE).build(), spec().build()));
+            assertThat(groupOf(parent.id()).total()).as("until a pass").isEqualTo(1);
+
+            resolveAll(KEEP);
+            GroupRecord g = groupOf(parent.id());
+            assertThat(g.total()).isEqualTo(4);
+            assertThat(g.counts()).isEqualTo(Map.of(member(READY), 2L, member(RUNNING), 1L, member(DONE), 1L));
+
+            assertThat(store.applyAll(List.of(), List.of(new GroupWrite(parent.id(), List.of(), true, null))))
+                    .isEqualTo(ApplyResult.APPLIED);
+            assertThat(groupOf(parent.id()).sealed()).isTrue();
+            assertThat(groupOf(parent.id()).total()).isEqualTo(4);
+        }
+
+        @Test
+        public void aHeldGroupsMembersAreNotClaimedUntilItIsReleased() {
+            TaskRecord parent = create(spec().state(WAITING));
+            TaskRecord loose = create(spec().priority(-1));
+            assertThat(store.applyAll(List.of(), List.of(new GroupWrite(parent.id(),
+                    List.of(childOf(parent).priority(5).build(), childOf(parent).priority(5).build()), true, true))))
+                    .isEqualTo(ApplyResult.APPLIED);
+            GroupRecord held = groupOf(parent.id());
+            assertThat(held.hold()).isTrue();
+            assertThat(held.sealed()).isTrue();
+            List<Long> children = queryIds(TaskQuery.all().parent(parent.id()));
+
+            assertThat(ids(store.peek(claimOf(OWNER, T0, LEASE, 10, 0)))).containsExactly(loose.id());
+            assertThat(ids(claim(10))).containsExactly(loose.id());
+
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.hold(parent.id(), false)))).isEqualTo(ApplyResult.APPLIED);
+            assertThat(groupOf(parent.id()).hold()).isFalse();
+            assertThat(groupOf(parent.id()).sealed()).as("a hold changes nothing else").isTrue();
+            assertThat(ids(claim(10))).containsExactlyElementsOf(children);
+        }
+
+        @Test
+        public void aGroupWriteNeedsSomethingToWriteAndEachOwnerOnce() {
+            TaskRecord parent = create(spec().state(WAITING));
+            assertThatThrownBy(() -> store.applyAll(List.of(), List.of())).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.applyAll(List.of(), List.of(GroupWrite.open(parent.id(), List.of()),
+                    GroupWrite.hold(parent.id(), true)))).isInstanceOf(IllegalArgumentException.class);
+            assertThat(store.group(parent.id())).isEmpty();
+        }
+    }
+
+    // --- resolution passes ------------------------------------------------------------------------
+
+    @Nested
+    public class GroupPasses {
+
+        @Test
+        public void aPassCountsClaimsCompletionsAndRetries() {
+            TaskRecord parent = ownerOfSealed(3);
+            resolveAll(KEEP);
+            List<TaskRecord> running = claim(2);
+            assertThat(store.pendingMarks()).as("one mark per claim").isEqualTo(2);
+            assertThat(groupOf(parent.id()).counts()).as("counts change only in a pass").isEqualTo(Map.of(member(READY), 3L));
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(READY), 1L, member(RUNNING), 2L));
+
+            applied(release(running.get(0), DONE));
+            TaskRecord retried = applied(release(running.get(1), READY));
+            applied(change(retried, b -> b.attributes(Attributes.of("note", "again")), null));
+            assertThat(store.pendingMarks()).as("a change that keeps the state writes no mark").isEqualTo(2);
+            resolveAll(KEEP);
+            GroupRecord g = groupOf(parent.id());
+            assertThat(g.counts()).isEqualTo(Map.of(member(READY), 2L, member(DONE), 1L));
+            assertThat(g.total()).isEqualTo(3);
+            assertThat(store.pendingMarks()).isZero();
+        }
+
+        @Test
+        public void aPassWritesTheResolversChangesCreationsAndCancellations() {
+            TaskRecord parent = ownerOfSealed(2);
+            List<TaskRecord> running = claim(2);
+            TaskRecord done = applied(release(running.get(0), DONE));
+            long stillRunning = running.get(1).id();
+            List<List<Long>> read = new ArrayList<>();
+            NewTask report = spec().machine("report").key("report-of-" + parent.id()).build();
+            GroupResolver resolver = v -> {
+                GroupRecord g = v.group();
+                if (g.resolution() != null || g.count(MACHINE, DONE) == 0) return Resolution.keep(g);
+                read.add(ids(v.members().inState(MACHINE, RUNNING, 0, 10)));
+                read.add(ids(v.members().inState(MACHINE, DONE, 0, 10)));
+                read.add(ids(v.members().inState(MACHINE, RUNNING, stillRunning, 10)));
+                read.add(ids(v.members().inState(MACHINE, READY, 0, 10)));
+                return new Resolution(List.of(move(v.owner(), "REDUCING", null)), List.of(report), List.of(stillRunning),
+                        "FIRST_DONE", false);
+            };
+
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, resolver)).isEqualTo(1);
+            assertThat(read).containsExactly(List.of(stillRunning), List.of(done.id()), List.of(), List.of());
+            TaskRecord owner = get(parent.id());
+            assertThat(owner.state()).isEqualTo("REDUCING");
+            assertUnbrokenChain(parent.id(), WAITING);
+            CreateResult again = store.create(report);
+            assertThat(again.created()).as("the follow-on task exists").isFalse();
+            assertThat(store.cancelRequested(stillRunning)).isTrue();
+            assertThat(store.cancelRequested(done.id())).isFalse();
+            GroupRecord g = groupOf(parent.id());
+            assertThat(g.resolution()).isEqualTo("FIRST_DONE");
+            assertThat(g.awaiting()).isFalse();
+            assertThat(g.counts()).isEqualTo(Map.of(member(RUNNING), 1L, member(DONE), 1L));
+            assertThat(store.pendingMarks()).as("the marks were taken; the owner's own change asks for a look").isEqualTo(1);
+
+            resolveAll(resolver);
+            assertThat(get(parent.id())).isEqualTo(owner);
+            assertThat(store.query(TaskQuery.all().machine("report")).items()).hasSize(1);
+        }
+
+        @Test
+        public void aResolverChangeThatConflictsWritesNothingAndLeavesTheMarks() {
+            TaskRecord parent = ownerOfSealed(1);
+            resolveAll(KEEP);
+            TaskRecord stale = claim(1).get(0);
+            applied(release(stale, DONE));
+            long marks = store.pendingMarks();
+            GroupRecord before = groupOf(parent.id());
+            GroupResolver conflicting = v -> new Resolution(List.of(move(v.owner(), DONE, null), release(stale, "FAILED")),
+                    List.of(spec().key("never").build()), List.of(stale.id()), "ALL_DONE", false);
+
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, conflicting)).isZero();
+            assertThat(get(parent.id())).isEqualTo(parent);
+            assertThat(store.history(parent.id())).isEmpty();
+            assertThat(store.query(TaskQuery.all()).items()).hasSize(2);
+            assertThat(store.cancelRequested(stale.id())).isFalse();
+            assertThat(groupOf(parent.id())).isEqualTo(before);
+            assertThat(store.pendingMarks()).isEqualTo(marks);
+
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, KEEP)).as("the next pass takes the marks").isEqualTo(1);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(DONE), 1L));
+            assertThat(store.pendingMarks()).isZero();
+        }
+
+        @Test
+        public void groupsOfNoChildAndOfOneChildResolve() {
+            TaskRecord empty = create(spec().state(WAITING));
+            TaskRecord single = create(spec().state(WAITING));
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.sealed(empty.id(), List.of()),
+                    GroupWrite.sealed(single.id(), List.of(childOf(single).build()))))).isEqualTo(ApplyResult.APPLIED);
+            GroupResolver allDone = v -> {
+                GroupRecord g = v.group();
+                if (g.resolution() != null || !g.sealed() || g.count(MACHINE, DONE) != g.total()) return Resolution.keep(g);
+                return new Resolution(List.of(move(v.owner(), DONE, null)), List.of(), List.of(), "ALL_DONE", false);
+            };
+
+            resolveAll(allDone);
+            assertThat(get(empty.id()).state()).isEqualTo(DONE);
+            assertThat(get(single.id()).state()).isEqualTo(WAITING);
+            assertThat(groupOf(empty.id()).resolution()).isEqualTo("ALL_DONE");
+            assertThat(groupOf(empty.id()).total()).isZero();
+            assertThat(groupOf(empty.id()).counts()).isEmpty();
+
+            applied(release(claim(1).get(0), DONE));
+            resolveAll(allDone);
+            assertThat(get(single.id()).state()).isEqualTo(DONE);
+            assertThat(store.history(single.id())).hasSize(1);
+            assertThat(groupOf(single.id()).resolution()).isEqualTo("ALL_DONE");
+            assertThat(groupOf(single.id()).counts()).isEqualTo(Map.of(member(DONE), 1L));
+        }
+
+        @Test
+        public void anAwaitingGroupIsResolvedAgainWithoutANewMarkLeastRecentlyCheckedFirst() {
+            TaskRecord first = ownerOfSealed(1);
+            TaskRecord second = ownerOfSealed(1);
+            List<Long> seen = new ArrayList<>();
+            GroupResolver waiting = v -> {
+                seen.add(v.owner().id());
+                return new Resolution(List.of(), List.of(), List.of(), null, seen.size() < 5);
+            };
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isEqualTo(2);
+            assertThat(store.pendingMarks()).isZero();
+            assertThat(groupOf(first.id()).awaiting()).isTrue();
+            assertThat(groupOf(second.id()).awaiting()).isTrue();
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
+            assertThat(seen).containsExactly(first.id(), second.id(), first.id(), second.id(), first.id());
+            assertThat(groupOf(first.id()).awaiting()).isFalse();
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isEqualTo(1);
+            assertThat(seen).hasSize(6).endsWith(second.id());
+            assertThat(groupOf(second.id()).awaiting()).isFalse();
+            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isZero();
+        }
+
+        @Test
+        public void aPassTakesOnlyGroupsOfTheMachinesGiven() {
+            TaskRecord parent = ownerOfSealed(1);
+            long marks = store.pendingMarks();
+            assertThat(store.resolveGroups(List.of("other"), T0, 10, KEEP)).isZero();
+            assertThat(store.pendingMarks()).isEqualTo(marks);
+            assertThat(store.resolveGroups(List.of("other", MACHINE), T0, 10, KEEP)).isEqualTo(1);
+            assertThat(store.pendingMarks()).isZero();
+            assertThatThrownBy(() -> store.resolveGroups(List.of(MACHINE), T0, 0, KEEP)).isInstanceOf(IllegalArgumentException.class);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(READY), 1L));
+        }
+
+        @Test
+        public void aResolverThatFailsWritesNothingAndLeavesTheMarks() {
+            TaskRecord parent = ownerOfSealed(1);
+            applied(release(claim(1).get(0), DONE));
+            long marks = store.pendingMarks();
+            GroupRecord before = groupOf(parent.id());
+            GroupResolver failing = v -> {
+                throw new IllegalStateException("resolver failed");
+            };
+            assertThatThrownBy(() -> store.resolveGroups(List.of(MACHINE), T0, 10, failing))
+                    .isInstanceOf(IllegalStateException.class).hasMessage("resolver failed");
+            assertThat(store.pendingMarks()).isEqualTo(marks);
+            assertThat(groupOf(parent.id())).isEqualTo(before);
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(DONE), 1L));
+        }
+
+        /**
+         * Members complete (some after a retry) on several threads while passes run on others: every
+         * pass sees counts that add up to the total and never go below zero (it takes every member's
+         * changes up to some point, never a later one without an earlier one), and at the end the
+         * counts are exact and each owner's event fired once.
+         */
+        @Test
+        public void countsStayExactWhileMembersCompleteAndPassesRunConcurrently() throws Exception {
+            int owners = 4;
+            int perOwner = 50;
+            int members = owners * perOwner;
+            List<TaskRecord> parents = new ArrayList<>();
+            for (int i = 0; i < owners; i++) parents.add(ownerOfSealed(perOwner));
+            AtomicInteger fired = new AtomicInteger();
+            GroupResolver once = v -> {
+                GroupRecord g = v.group();
+                long sum = 0;
+                for (Map.Entry<MemberState, Long> e : g.counts().entrySet()) {
+                    if (e.getValue() < 0) throw new AssertionError("count " + e + " below zero in " + g);
+                    sum += e.getValue();
+                }
+                if (sum != g.total()) throw new AssertionError("counts " + g.counts() + " do not add up to " + g.total());
+                if (g.resolution() != null || g.count(MACHINE, DONE) != g.total()) return Resolution.keep(g);
+                fired.incrementAndGet();
+                return new Resolution(List.of(move(v.owner(), DONE, null)), List.of(), List.of(), "ALL_DONE", false);
+            };
+            int workers = 3;
+            int passers = 2;
+            AtomicInteger completed = new AtomicInteger();
+            Set<Long> retried = ConcurrentHashMap.newKeySet();
+            concurrently(workers + passers, thread -> {
+                if (thread < workers) {
+                    for (long round = 0; completed.get() < members; round++) {
+                        assertThat(round).as("claim rounds").isLessThan(1_000_000);
+                        if (Thread.currentThread().isInterrupted()) throw new InterruptedException();
+                        for (TaskRecord t : tasksOf(store.claim(claimOf("worker-" + thread, T0, LEASE, 5, 0)))) {
+                            boolean retry = t.id() % 5 == 0 && retried.add(t.id());
+                            assertThat(store.apply(release(t, retry ? READY : DONE)).applied()).isTrue();
+                            if (!retry) completed.incrementAndGet();
+                        }
+                    }
+                } else {
+                    while (completed.get() < members) {
+                        if (Thread.currentThread().isInterrupted()) throw new InterruptedException();
+                        store.resolveGroups(List.of(MACHINE), T0, 3, once);
+                    }
+                }
+            });
+            resolveAll(once);
+
+            assertThat(retried).isNotEmpty();
+            assertThat(store.pendingMarks()).isZero();
+            for (TaskRecord p : parents) {
+                GroupRecord g = groupOf(p.id());
+                assertThat(g.total()).isEqualTo(perOwner);
+                assertThat(g.counts()).isEqualTo(Map.of(member(DONE), (long) perOwner));
+                assertThat(g.resolution()).isEqualTo("ALL_DONE");
+                assertThat(get(p.id()).state()).isEqualTo(DONE);
+                assertThat(store.history(p.id())).as("the owner's event of task %s", p.id()).hasSize(1);
+            }
+            assertThat(fired.get()).isEqualTo(owners);
+        }
+    }
+
+    // --- groups of dependencies -------------------------------------------------------------------
+
+    @Nested
+    public class Dependencies {
+
+        @Test
+        public void aTaskWithDependenciesCountsTheirStatesWhenItIsCreated() {
+            TaskRecord ready = create();
+            TaskRecord done = applied(move(create(), DONE, null));
+            TaskRecord other = create(spec().machine("other").state(RUNNING));
+            TaskRecord waiter = create(spec().state(WAITING).dependsOn(done.id(), ready.id(), other.id()));
+            TaskRecord second = create(spec().state(WAITING).dependsOn(ready.id()));
+
+            GroupRecord g = groupOf(waiter.id());
+            assertThat(g.kind()).isEqualTo(GroupKind.DEPENDENCIES);
+            assertThat(g.sealed()).isTrue();
+            assertThat(g.total()).isEqualTo(3);
+            assertThat(g.counts()).isEqualTo(Map.of(member(READY), 1L, member(DONE), 1L, new MemberState("other", RUNNING), 1L));
+            assertThat(g.resolution()).isNull();
+            assertThat(g.hold()).isTrue();                       // held until the resolver releases it
+            assertThat(store.dependencies(waiter.id())).containsExactly(done.id(), ready.id(), other.id());
+            assertThat(store.dependencies(second.id())).containsExactly(ready.id());
+            assertThat(store.dependencies(ready.id())).isEmpty();
+            assertThat(store.group(ready.id())).isEmpty();
+
+            applied(move(ready, DONE, null));
+            List<List<Long>> read = new ArrayList<>();
+            resolveAll(v -> {
+                if (v.owner().id() == waiter.id()) read.add(ids(v.members().inState(MACHINE, DONE, 0, 10)));
+                return KEEP.resolve(v);
+            });
+            assertThat(read).last().isEqualTo(List.of(ready.id(), done.id()));
+            assertThat(groupOf(waiter.id()).counts()).isEqualTo(Map.of(member(DONE), 2L, new MemberState("other", RUNNING), 1L));
+            assertThat(groupOf(second.id()).counts()).isEqualTo(Map.of(member(DONE), 1L));
+        }
+
+        @Test
+        public void anUnknownDependencyIsRefusedAndNothingIsCreated() {
+            TaskRecord d = create();
+            assertThatThrownBy(() -> store.create(spec().dependsOn(d.id(), d.id() + 1000).build()))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_DEPENDENCY));
+            assertThat(queryIds(TaskQuery.all())).containsExactly(d.id());
+            assertThat(store.pendingMarks()).isZero();
+            assertThatThrownBy(() -> store.create(spec().dependsOn(-1L).build())).isInstanceOf(IllegalArgumentException.class);
+        }
+
+        @Test
+        public void createAllNamesEarlierTasksOfTheListByNegativeNumbers() {
+            TaskRecord existing = create();
+            List<CreateResult> results = store.createAll(List.of(spec().build(), spec().dependsOn(-1L).build(),
+                    spec().dependsOn(existing.id(), -2L, -1L).build(), spec().build()));
+            long a = results.get(0).task().id();
+            long b = results.get(1).task().id();
+            long c = results.get(2).task().id();
+            assertThat(store.dependencies(b)).containsExactly(a);
+            assertThat(store.dependencies(c)).containsExactly(existing.id(), b, a);
+            assertThat(store.dependencies(a)).isEmpty();
+            assertThat(store.dependencies(results.get(3).task().id())).isEmpty();
+            assertThat(groupOf(c).total()).isEqualTo(3);
+            assertThat(groupOf(c).counts()).isEqualTo(Map.of(member(READY), 3L));
+            assertThat(store.group(a)).isEmpty();
+
+            assertThatThrownBy(() -> store.createAll(List.of(spec().build(), spec().dependsOn(-2L).build())))
+                    .as("a task cannot name itself").isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.createAll(List.of(spec().dependsOn(-2L).build(), spec().build())))
+                    .as("nor a later one").isInstanceOf(IllegalArgumentException.class);
+        }
+
+        @Test
+        public void aTaskWaitingOnDependenciesTakesNoGroupOfChildren() {
+            TaskRecord d = create();
+            TaskRecord waiter = create(spec().state(WAITING).dependsOn(d.id()));
+            assertThatThrownBy(() -> store.applyAll(List.of(), List.of(GroupWrite.open(waiter.id(), List.of(childOf(waiter).build())))))
+                    .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+            assertThat(store.query(TaskQuery.all().parent(waiter.id())).items()).isEmpty();
+            create(childOf(waiter));
+            resolveAll(KEEP);
+            assertThat(groupOf(waiter.id()).kind()).isEqualTo(GroupKind.DEPENDENCIES);
+            assertThat(groupOf(waiter.id()).total()).as("a child is no dependency").isEqualTo(1);
+        }
+
+        @Test
+        public void aChildWithDependenciesIsCountedInItsParentsGroup() {
+            TaskRecord parent = create(spec().state(WAITING));
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.open(parent.id(), List.of())))).isEqualTo(ApplyResult.APPLIED);
+            TaskRecord d = create();
+            TaskRecord child = create(childOf(parent).state(WAITING).dependsOn(d.id()));
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).total()).isEqualTo(1);
+            assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(WAITING), 1L));
+            assertThat(groupOf(child.id()).counts()).isEqualTo(Map.of(member(READY), 1L));
+        }
+
+        /**
+         * A task created with a parent and a dependency waits for both (its parent's group must not be
+         * sealed meanwhile, its dependency's state must not change before it is counted) while another
+         * writer changes both at once: neither waits for the other forever.
+         */
+        @Test
+        public void creatingUnderAParentWithADependencyWhileBothChangeDoesNotDeadlock() throws Exception {
+            TaskRecord dependency = create(spec().state(WAITING));
+            TaskRecord parent = create(spec().state(WAITING));
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.open(parent.id(), List.of())))).isEqualTo(ApplyResult.APPLIED);
+            int rounds = 200;
+            concurrently(2, thread -> {
+                for (int i = 0; i < rounds; i++) {
+                    if (thread == 0) {
+                        store.create(childOf(parent).dependsOn(dependency.id()).build());
+                    } else {
+                        String next = i % 2 == 0 ? RUNNING : WAITING;
+                        assertThat(store.applyAll(List.of(move(get(dependency.id()), next, null), move(get(parent.id()), next, null))))
+                                .isEqualTo(ApplyResult.APPLIED);
+                    }
+                }
+            });
+            resolveAll(KEEP);
+            assertThat(groupOf(parent.id()).total()).isEqualTo(rounds);
+            TaskRecord d = get(dependency.id());
+            for (TaskRecord child : store.query(TaskQuery.all().parent(parent.id()).limit(rounds + 1)).items()) {
+                assertThat(groupOf(child.id()).counts()).isEqualTo(Map.of(member(d.state()), 1L));
+            }
+        }
+    }
+
     // --- purge ------------------------------------------------------------------------------------
 
     @Nested
@@ -1718,6 +2290,38 @@ public abstract class StoreContract {
             assertThat(store.find(child.id())).isEmpty();
             assertThat(store.purge(MACHINE, List.of(DONE), T0.plus(HOUR), 10)).isEqualTo(1);
             assertThat(store.find(parent.id())).isEmpty();
+        }
+
+        @Test
+        public void purgeKeepsDependenciesAndOwnersWithMarksAndDeletesAGroupWithItsOwner() {
+            Instant cutoff = T0.plus(HOUR);
+            TaskRecord dependency = applied(move(create(), DONE, null));
+            TaskRecord waiter = applied(move(create(spec().dependsOn(dependency.id())), DONE, null));
+            assertThat(store.pendingMarks()).isPositive();
+            assertThat(store.purge(MACHINE, List.of(DONE), cutoff, 10)).as("a dependency, and an owner whose marks wait").isZero();
+
+            resolveAll(KEEP);
+            assertThat(store.purge(MACHINE, List.of(DONE), cutoff, 10)).as("the owner; its dependency stays while it exists")
+                    .isEqualTo(1);
+            assertThat(store.find(waiter.id())).isEmpty();
+            assertThat(store.group(waiter.id())).isEmpty();
+            assertThat(store.dependencies(waiter.id())).isEmpty();
+            assertThat(get(dependency.id())).isEqualTo(dependency);
+            assertThat(store.purge(MACHINE, List.of(DONE), cutoff, 10)).isEqualTo(1);
+            assertThat(store.find(dependency.id())).isEmpty();
+
+            TaskRecord parent = create(spec().state(WAITING));
+            assertThat(store.applyAll(List.of(), List.of(GroupWrite.sealed(parent.id(), List.of(spec().machine("chunk")
+                    .parent(parent.id()).state(DONE).build()))))).isEqualTo(ApplyResult.APPLIED);
+            applied(move(parent, DONE, null));
+            resolveAll(KEEP);
+            assertThat(store.purge(MACHINE, List.of(DONE), cutoff, 10)).as("a parent").isZero();
+            assertThat(store.purge("chunk", List.of(DONE), cutoff, 10)).isEqualTo(1);
+            assertThat(groupOf(parent.id()).total()).as("a purge is no change of state").isEqualTo(1);
+            assertThat(store.purge(MACHINE, List.of(DONE), cutoff, 10)).isEqualTo(1);
+            assertThat(store.group(parent.id())).isEmpty();
+            assertThat(store.pendingMarks()).isZero();
+            assertThat(store.query(TaskQuery.all()).items()).isEmpty();
         }
     }
 
