@@ -2111,6 +2111,20 @@ public abstract class StoreContract {
     public class Dependencies {
 
         @Test
+        public void aDependentIsNotClaimedUntilAPassReleasesIt() {
+            TaskRecord dependency = applied(move(create(), DONE, null));
+            TaskRecord dependent = create(spec().dependsOn(dependency.id()));
+            assertThat(groupOf(dependent.id()).hold()).isTrue();
+            assertThat(ids(store.peek(claimOf(OWNER, T0, LEASE, 10, 0)))).isEmpty();
+            assertThat(claim(10)).isEmpty();
+
+            resolveAll(v -> new Resolution(List.of(), List.of(), List.of(), "released", false, false));
+            assertThat(groupOf(dependent.id()).hold()).isFalse();
+            assertThat(groupOf(dependent.id()).resolution()).isEqualTo("released");
+            assertThat(ids(claim(10))).containsExactly(dependent.id());
+        }
+
+        @Test
         public void aTaskWithDependenciesCountsTheirStatesWhenItIsCreated() {
             TaskRecord ready = create();
             TaskRecord done = applied(move(create(), DONE, null));
