@@ -114,6 +114,9 @@ public final class Children<S extends Enum<S>, E extends Enum<E>> {
         if ((!cancelIn.isEmpty() || !stopIn.isEmpty()) && machine.cancelEvent() == null) {
             defects.add("children are cancelled or stopped in " + cancelIn + stopIn + " but machine " + machine.name()
                     + " declares no cancel event (RunPolicy.Builder.cancel)");
+        } else if (!cancelIn.isEmpty() && !machine.cancelFiredBySystem()) {
+            defects.add("children are cancelled in " + cancelIn + " but no row of machine " + machine.name()
+                    + " fires its cancel event by SYSTEM; add SYSTEM to the cancel rows' sources");
         }
         return defects;
     }

@@ -83,8 +83,10 @@ final class GroupDecider implements GroupResolver {
         List<Change> changes = new ArrayList<>();
         List<Long> cancels = new ArrayList<>();
         boolean more = false;
-        if (cancelling && tally.open() > 0) more = cascade(policy.machine(), view, changes, cancels);
-        else if (policy.stopIn().contains(state)) stopRunning(policy.machine(), view, cancels);
+        if (cancelling && tally.open() > 0) more = cascade(policy.machine(), view, changes, cancels, false, "cancelled");
+        else if (policy.stopIn().contains(state) && tally.open() > 0) {
+            more = cascade(policy.machine(), view, changes, cancels, true, state.name().toLowerCase(java.util.Locale.ROOT));
+        }
         if (!group.sealed()) return new Resolution(changes, List.of(), cancels, group.resolution(), hold, more);
 
         String reason = tally.succeeded() + " of " + tally.total() + " children succeeded, " + tally.failed() + " failed, "
@@ -118,13 +120,20 @@ final class GroupDecider implements GroupResolver {
         return new Resolution(changes, List.of(), cancels, null, hold, more);
     }
 
-    /** Cancels up to a batch of the children that have not ended; returns whether some are left for the next pass. */
-    private <C extends Enum<C>, F extends Enum<F>> boolean cascade(Machine<C, F> child, View view, List<Change> changes, List<Long> cancels) {
+    /**
+     * Cancels up to a batch of the children that have not ended: running ones are asked to stop
+     * (through their lease), waiting ones get their machine's cancel event. With {@code onlyWithRow},
+     * waiting children in a state without a row for that event are left as they are (a pause keeps
+     * pending work pending). Returns whether some are left for the next pass.
+     */
+    private <C extends Enum<C>, F extends Enum<F>> boolean cascade(Machine<C, F> child, View view, List<Change> changes, List<Long> cancels,
+                                                                   boolean onlyWithRow, String why) {
         F cancel = child.cancelEvent();
         if (cancel == null) return false;
         int budget = CASCADE_BATCH;
         for (C s : child.states()) {
             if (child.ending(s) != null) continue;
+            if (onlyWithRow && !child.holdsLease(s) && !child.permits(s, cancel)) continue;
             long after = 0;
             while (budget > 0) {
                 List<TaskRecord> page = view.members().inState(child.name(), s.name(), after, Math.min(budget, 200));
@@ -136,7 +145,7 @@ final class GroupDecider implements GroupResolver {
                         cancels.add(m.id());
                         continue;
                     }
-                    Change c = fire(child, m, cancel, Command.system().actor(ACTOR).reason("parent " + view.owner().id() + " cancelled"));
+                    Change c = fire(child, m, cancel, Command.system().actor(ACTOR).reason("parent " + view.owner().id() + " " + why));
                     if (c != null) changes.add(c);
                 }
             }
@@ -166,20 +175,6 @@ final class GroupDecider implements GroupResolver {
             return new Resolution(List.of(), List.of(), List.of(), null, null, true);
         }
         return new Resolution(List.of(fired), List.of(), List.of(), event.name(), null, false);
-    }
-
-    /** Asks the running children to stop; the lease holders learn of it at their next renewal. */
-    private <C extends Enum<C>, F extends Enum<F>> void stopRunning(Machine<C, F> child, View view, List<Long> cancels) {
-        for (C s : child.states()) {
-            if (!child.holdsLease(s)) continue;
-            long after = 0;
-            for (List<TaskRecord> page; !(page = view.members().inState(child.name(), s.name(), after, 200)).isEmpty(); ) {
-                for (TaskRecord m : page) {
-                    after = m.id();
-                    if (m.lease() != null) cancels.add(m.id());
-                }
-            }
-        }
     }
 
     private <S extends Enum<S>, E extends Enum<E>> @Nullable Change fire(Machine<S, E> machine, TaskRecord task, E event, Command command) {

@@ -138,6 +138,12 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         return null;
     }
 
+    /** Returns whether some row fires the machine's cancel event by SYSTEM. */
+    boolean cancelFiredBySystem() {
+        E cancel = cancelEvent();
+        return cancel != null && firedBySystem(cancel);
+    }
+
     /** Returns every run policy of the machine: the one of {@link #runPolicy()}, then the stages'. */
     List<RunPolicy<S, E>> policies() {
         List<RunPolicy<S, E>> all = new java.util.ArrayList<>();

@@ -157,6 +157,18 @@ public final class TransitionEngine {
         return groups.add(parentMachine, parentId, children, false);
     }
 
+    /**
+     * Adds children to the group of {@code parentId} and, with {@code seal}, seals it in the same
+     * write: the way to give children to a task created without a transition to fan out from.
+     *
+     * @return whether the parent exists (as a task of {@code parentMachine})
+     * @throws StatekitException with {@link ErrorCode#GROUP_SEALED} if the group is sealed and a child is new
+     */
+    public <S extends Enum<S>, E extends Enum<E>> boolean addChildren(Machine<S, E> parentMachine, long parentId, List<TaskSpec> children,
+                                                                     boolean seal) {
+        return groups.add(parentMachine, parentId, children, seal);
+    }
+
     /** Seals the group of {@code parentId}: every child exists; returns whether the parent exists. */
     public <S extends Enum<S>, E extends Enum<E>> boolean sealChildren(Machine<S, E> parentMachine, long parentId) {
         return groups.add(parentMachine, parentId, List.of(), true);

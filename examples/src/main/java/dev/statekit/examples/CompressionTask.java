@@ -172,11 +172,12 @@ public final class CompressionTask {
                 .row(State.PAUSED, Event.RESUME, State.QUEUED).by(USER).label("release").add()
                 .refuse(State.RUNNING, Event.PAUSE, RUNNING_NOT_PAUSABLE,
                         "a running compression cannot be paused and resumed safely; pause the queue or cancel the task");
-        // the user may cancel in every state that is not terminal
+        // the user may cancel in every state that is not terminal (and so may a cancelled batch, as SYSTEM)
         for (State s : EnumSet.complementOf(EnumSet.of(State.COMPLETED, State.CANCELED))) {
-            b.row(s, Event.CANCEL, State.CANCELED).by(USER).effect(CANCELED_BY_USER)
+            b.row(s, Event.CANCEL, State.CANCELED).by(USER, SYSTEM).effect(CANCELED_BY_USER)
                     .label(s == State.RUNNING ? "cancel (safe stop)" : "cancel").add();
         }
+        b.succeeded(State.COMPLETED).failed(State.FAILED).cancelled(State.CANCELED);
         return b.run(r -> r.claim(State.QUEUED, Event.START)
                         .success(Event.SUCCEED)
                         .retryable(Event.RETRYABLE_ERROR)

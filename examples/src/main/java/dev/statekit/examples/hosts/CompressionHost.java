@@ -1,6 +1,8 @@
 package dev.statekit.examples.hosts;
 
 import dev.statekit.core.CancelResult;
+import dev.statekit.core.Fire;
+import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
@@ -13,6 +15,7 @@ import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.Precondition;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.examples.CompressionBatch;
 import dev.statekit.examples.CompressionTask;
 import dev.statekit.examples.CompressionTask.Event;
 import dev.statekit.examples.CompressionTask.State;
@@ -22,6 +25,7 @@ import dev.statekit.store.TaskQuery;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -48,6 +52,10 @@ import org.jspecify.annotations.Nullable;
 public final class CompressionHost implements AutoCloseable {
     /** The queue of the compression tasks. */
     public static final String QUEUE = "compression";
+    /** The queue of the batch summaries. */
+    public static final String SUMMARY_QUEUE = "compression-summary";
+    /** The summary attribute holding what it found. */
+    public static final String SUMMARY = "summary";
     /** Consecutive higher-priority starts after which a waiting lower-priority task starts. */
     public static final int STARVATION_LIMIT = 3;
     /** The task attribute naming the input. */
@@ -98,7 +106,9 @@ public final class CompressionHost implements AutoCloseable {
         // two worker slots, yet one compression at a time: the queue's limit decides, not the slots
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
                 .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
-                .register(machine, QUEUE, this::work, options);
+                .register(machine, QUEUE, this::work, options)
+                .register(CompressionBatch.SUMMARY, SUMMARY_QUEUE, this::summarize, QueueOptions.defaults())
+                .resolves(CompressionBatch.BATCH);
         if (executor != null) b.executor(executor);
         this.runtime = b.build();
     }
@@ -158,9 +168,71 @@ public final class CompressionHost implements AutoCloseable {
         return machine;
     }
 
-    /** Starts the scheduler (recovering what a crashed host of the same owner left running). */
+    /**
+     * Starts the scheduler (recovering what a crashed host of the same owner left running); tasks a
+     * crash left created but not queued are queued first.
+     */
     public void start() {
+        for (Task<State> t : Tasks.all(engine, machine, TaskQuery.all().states(List.of(State.CREATED.name())))) {
+            engine.fire(machine, t.id(), Event.ENQUEUE, Command.system().reason("enqueued (restart heal)").expectVersion(t.version()));
+        }
         runtime.start();
+    }
+
+    /** One file of a batch. */
+    public record File(String input, long sizeBytes, int priority) {}
+
+    /** A batch of files and the summary that runs after them. */
+    public record Batch(long batchId, long summaryId) {}
+
+    /**
+     * Adds a batch: the files are the batch's children, created with it in one write and queued in
+     * submission order; the summary is created depending on the batch, and runs once every file is
+     * compressed (it fails when a file failed, and is cancelled with the batch).
+     *
+     * @param key an idempotency key: adding the same batch again returns the first
+     */
+    public Batch addBatch(String key, List<File> files) {
+        long batch = engine.create(CompressionBatch.BATCH, TaskSpec.defaults().idempotencyKey(key)).task().id();
+        List<TaskSpec> specs = new ArrayList<>(files.size());
+        for (int i = 0; i < files.size(); i++) {
+            File f = files.get(i);
+            specs.add(TaskSpec.defaults().queue(QUEUE).priority(f.priority()).idempotencyKey(key + "/" + i)
+                    .attribute(INPUT, f.input()).attribute(SIZE, Long.toString(f.sizeBytes())));
+        }
+        engine.addChildren(CompressionBatch.BATCH, batch, specs, true);      // created and sealed in one write
+        List<Fire<?, ?>> enqueue = new ArrayList<>();
+        for (Task<State> t : Tasks.all(engine, machine, TaskQuery.all().parent(batch).states(List.of(State.CREATED.name())))) {
+            enqueue.add(new Fire<>(machine, t.id(), Event.ENQUEUE, Command.system().reason("enqueued").expectVersion(t.version())));
+        }
+        if (!enqueue.isEmpty()) engine.fireAll(enqueue);                     // a crash before this: start() queues them
+        long summary = engine.create(CompressionBatch.SUMMARY, TaskSpec.defaults().queue(SUMMARY_QUEUE)
+                .idempotencyKey(key + "/summary").dependsOn(batch)).task().id();
+        return new Batch(batch, summary);
+    }
+
+    /** Cancels a batch: its waiting files are cancelled, the running one is asked to stop, and its summary is cancelled. */
+    public Outcome<CompressionBatch.BatchState> cancelBatch(long batch, String user) {
+        return engine.fire(CompressionBatch.BATCH, batch, CompressionBatch.BatchEvent.CANCEL, Command.user(user).reason("cancel batch"));
+    }
+
+    /** Returns how far a batch's files have got. */
+    public GroupProgress batchProgress(long batch) {
+        return engine.progress(CompressionBatch.BATCH, batch).orElseThrow();
+    }
+
+    /** The summary worker: adds up the sizes of the batch's files. */
+    private WorkResult summarize(WorkContext<CompressionBatch.SummaryState> ctx) {
+        long batch = engine.store().dependencies(ctx.task().id()).get(0);
+        long in = 0;
+        long out = 0;
+        int files = 0;
+        for (Task<State> t : Tasks.all(engine, machine, TaskQuery.all().parent(batch))) {
+            files++;
+            in += Long.parseLong(t.attributes().getOrDefault(SIZE, "0"));
+            out += Long.parseLong(t.attributes().getOrDefault(OUTPUT_BYTES, "0"));
+        }
+        return WorkResult.success(Map.of(SUMMARY, files + " files, " + in + " bytes in, " + out + " bytes out"));
     }
 
     /** Adds a task: created and queued at once. */

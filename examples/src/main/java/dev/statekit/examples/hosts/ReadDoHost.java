@@ -205,7 +205,7 @@ public final class ReadDoHost implements AutoCloseable {
         if (prior.isPresent()) {
             Outcome<State> replay = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED,
                     Command.user(user).reason("POST /export").idempotencyKey(exportKey));
-            return new Export(replay, files.get(exportKey), false);
+            return new Export(replay, item(id).attribute(exportFileOf(exportKey)), false);    // read from the store, in any process
         }
         Task<State> item = item(id);
         if (!ReadDoItem.MACHINE.permits(item.state(), Event.EXPORT_SUCCEEDED)) {
@@ -219,8 +219,16 @@ public final class ReadDoHost implements AutoCloseable {
             return "exports/item-" + id + "-" + k + ".md";
         });
         Outcome<State> o = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED,
-                Command.user(user).reason("POST /export").idempotencyKey(exportKey).set(EXPORT_FILE, file));
+                Command.user(user).reason("POST /export").idempotencyKey(exportKey).set(EXPORT_FILE, file).set(exportFileOf(exportKey), file));
+        if (o instanceof Outcome.Applied<State> a && a.replayed()) {
+            return new Export(o, a.task().attribute(exportFileOf(exportKey)), false);    // another process exported it meanwhile
+        }
         return new Export(o, o.isApplied() ? file : null, written[0]);
+    }
+
+    /** The item attribute that keeps the file an export under {@code exportKey} wrote, so that a replay anywhere returns it. */
+    public static String exportFileOf(String exportKey) {
+        return EXPORT_FILE + ":" + exportKey;
     }
 
     /** Returns how many export files were written. */
