@@ -100,6 +100,39 @@ final class Decider {
     }
 
     /**
+     * Decides the runtime's own move of a running task back to the claimable state {@code to}
+     * (a release or a retry that waits in place, for a run policy that declares no row for it):
+     * recorded as {@code event} in the history, with the command's attributes and error, ending the
+     * lease. A task that is not running, or whose lease the command does not hold, is refused.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> Decision<S> requeue(Machine<S, E> machine, TaskRecord current, S to, String event,
+                                                                     Command command, @Nullable Adjust adjust, Instant now) {
+        S from = stateOf(machine, current);
+        long token = command.leaseTokenOrMinusOne();
+        if (token >= 0) {
+            Lease lease = current.lease();
+            if (lease == null || lease.fencingToken() != token || !lease.expiresAt().isAfter(now)) {
+                return new Decision.Refuse<>(Refusals.leaseLost(current, from, event, token));
+            }
+        }
+        long expected = command.expectedVersionOrMinusOne();
+        if (expected >= 0 && expected != current.version()) {
+            return new Decision.Refuse<>(Refusals.notAtVersion(current, from, event, expected));
+        }
+        if (!machine.holdsLease(from)) return new Decision.Refuse<>(Refusals.notRunning(current, from, event));
+        Attributes attributes = command.attributes().isEmpty() ? current.attributes() : current.attributes().with(command.attributes());
+        Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
+        TaskRecord.Builder b = current.transitioned(to.name(), attributes, at).toBuilder().lease(null);
+        if (command.error() != null) b.lastError(command.error());
+        if (adjust != null) adjust.adjust(current, b);
+        TaskRecord next = b.build();
+        HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event,
+                command.source(), command.actor(), command.reason(), at, command.idempotencyKey());
+        boolean reorders = next.priority() != current.priority() || next.sequence() != current.sequence();
+        return new Decision.Write<>(new Change(current.version(), next, entry, reorders));
+    }
+
+    /**
      * Returns how a claim moves a task from {@code from} by {@code event}: the row's target, and its
      * effect on attributes computed here, as a fired event's would be (a claim runs no guard: claim
      * rows have none, the run policy's validation sees to it).

@@ -91,13 +91,14 @@ final class GroupDecider implements GroupResolver {
 
         String reason = tally.succeeded() + " of " + tally.total() + " children succeeded, " + tally.failed() + " failed, "
                 + tally.cancelled() + " cancelled";
-        if (group.resolution() == null) {
-            E settle = null;
-            if (tally.open() == 0) {
-                settle = tally.failed() > 0 ? policy.whenFailed() : tally.cancelled() > 0 ? policy.whenCancelled() : policy.whenSucceeded();
-            } else if (policy.failFast() && tally.failed() > 0) {
-                settle = policy.whenFailed();
-            }
+        E settle = null;
+        if (tally.open() == 0) {
+            settle = tally.failed() > 0 ? policy.whenFailed() : tally.cancelled() > 0 ? policy.whenCancelled() : policy.whenSucceeded();
+        } else if (policy.failFast() && tally.failed() > 0) {
+            settle = policy.whenFailed();
+        }
+        String resolved = group.resolution();
+        if (resolved == null) {
             if (settle == null) return new Resolution(changes, List.of(), cancels, null, hold, more);
             String attribute = policy.succeededAttribute();
             Command command = Command.system().actor(ACTOR).reason(reason);
@@ -112,12 +113,16 @@ final class GroupDecider implements GroupResolver {
             if (owner.isTerminal(state)) return new Resolution(changes, List.of(), cancels, OWNER_ENDED, hold, more);
             return new Resolution(changes, List.of(), cancels, null, hold, true);
         }
-        boolean reopened = !OWNER_ENDED.equals(group.resolution()) && tally.open() > 0 && !(policy.failFast() && tally.failed() > 0);
-        if (!reopened) return new Resolution(changes, List.of(), cancels, group.resolution(), hold, more);
-        E reopen = policy.reopen();        // a child was retried: the group is open again
+        // Resolved before: it stays so while the children's endings mean the same event. A child
+        // retried since opens the group again, even when it has ended again by this pass with
+        // another outcome (then the group settles anew at the next pass).
+        if (OWNER_ENDED.equals(resolved) || (settle != null && settle.name().equals(resolved))) {
+            return new Resolution(changes, List.of(), cancels, resolved, hold, more);
+        }
+        E reopen = policy.reopen();
         Change fired = reopen == null ? null : fire(owner, view.owner(), reopen, Command.system().actor(ACTOR).reason(reason));
         if (fired != null) changes.add(0, fired);
-        return new Resolution(changes, List.of(), cancels, null, hold, more);
+        return new Resolution(changes, List.of(), cancels, null, hold, more || settle != null);
     }
 
     /**

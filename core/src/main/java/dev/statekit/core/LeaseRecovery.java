@@ -80,7 +80,9 @@ final class LeaseRecovery {
                 break;
             case REQUEUE:
             default:
-                o = ctx.engine.fire(r.machine, t.id(), Objects.requireNonNull(p.release), c, null);
+                S back = state == null ? null : r.backTo(state);
+                o = p.release != null ? ctx.engine.fire(r.machine, t.id(), p.release, c, null)
+                        : ctx.engine.requeue(r.machine, t.id(), Objects.requireNonNull(back, "no state to requeue to"), ResultMapper.RELEASE, c, null);
         }
         log.info("runtime {}: recovered task {} ({}): {}", ctx.owner, t.id(), why, o.isApplied() ? "applied" : o);
     }

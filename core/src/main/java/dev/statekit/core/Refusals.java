@@ -13,6 +13,17 @@ final class Refusals {
                 "no task " + taskId + " in machine " + machine.name(), taskId, null, event.name());
     }
 
+    static <S extends Enum<S>> Outcome.Refused<S> notFound(String machine, long taskId, String event) {
+        return new Outcome.Refused<>(RefusalCode.NOT_FOUND, RefusalCode.NOT_FOUND.name(), "no task " + taskId + " in machine " + machine,
+                taskId, null, event);
+    }
+
+    static <S extends Enum<S>> Outcome.Refused<S> notRunning(TaskRecord current, S from, String event) {
+        return new Outcome.Refused<>(RefusalCode.ILLEGAL_TRANSITION, RefusalCode.ILLEGAL_TRANSITION.name(),
+                "task " + current.id() + " is " + from.name() + ", not running: the runtime's " + event + " does not apply",
+                current.id(), from, event);
+    }
+
     static <S extends Enum<S>> Outcome.Refused<S> leaseLost(TaskRecord current, S from, String event, long token) {
         Lease lease = current.lease();
         String now = lease == null ? "released"

@@ -5,7 +5,9 @@ import dev.statekit.store.ClaimRule;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One machine served on one queue by one worker: the claim rules the store runs (their effects
@@ -23,6 +25,8 @@ final class Registration<S extends Enum<S>, E extends Enum<E>> {
     final Set<String> waitStates;
     final Set<String> timedStates;
     final Set<String> ownStates;
+    /** Per running state, the one claimable state a claim enters it from; absent when several do. */
+    private final Map<S, S> backTo;
 
     /**
      * @throws IllegalArgumentException if the machine declares no run policy, or a precondition is
@@ -56,10 +60,27 @@ final class Registration<S extends Enum<S>, E extends Enum<E>> {
         Set<String> own = new HashSet<>(ts);
         for (S r : policy.runningStates(machine)) own.add(r.name());
         this.ownStates = Set.copyOf(own);
+        Map<S, S> back = new java.util.EnumMap<>(machine.stateType());
+        Set<S> ambiguous = java.util.EnumSet.noneOf(machine.stateType());
+        policy.claims.forEach((from, event) -> {
+            S running = machine.target(from, event);
+            if (running != null && back.putIfAbsent(running, from) != null) ambiguous.add(running);
+        });
+        ambiguous.forEach(back::remove);
+        this.backTo = back;
         if (options.precondition() != null && policy.block == null) {
             throw new IllegalArgumentException("queue " + queue + " has a precondition but machine " + machine.name()
                     + " declares no blocked state in its run policy");
         }
+    }
+
+    /**
+     * Returns the claimable state a task running in {@code state} goes back to when the runtime
+     * releases it, or retries it in place, without a row of the table; null when the policy has no
+     * single such state.
+     */
+    @Nullable S backTo(S state) {
+        return backTo.get(state);
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> RunPolicy<S, E> policyOf(Machine<S, E> machine) {

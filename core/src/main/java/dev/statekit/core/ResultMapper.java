@@ -30,8 +30,24 @@ final class ResultMapper {
      * adjustment, the time the runtime should look again ({@code wakeAt}, for a retry or a snooze),
      * and the command a refusal of it is settled with ({@code base}).
      */
-    record Completion<S extends Enum<S>, E extends Enum<E>>(Run<S, E> run, E event, Command command,
-            Decider.@Nullable Adjust adjust, @Nullable Instant wakeAt, Command base) {}
+    record Completion<S extends Enum<S>, E extends Enum<E>>(Run<S, E> run, @Nullable E event, @Nullable S requeueTo, String eventName,
+            Command command, Decider.@Nullable Adjust adjust, @Nullable Instant wakeAt, Command base) {
+        /** A completion that fires {@code event}. */
+        Completion(Run<S, E> run, E event, Command command, Decider.@Nullable Adjust adjust, @Nullable Instant wakeAt, Command base) {
+            this(run, event, null, event.name(), command, adjust, wakeAt, base);
+        }
+
+        /** A completion that moves the task back to the claimable state {@code to} without a row of the table ({@link Decider#requeue}). */
+        static <S extends Enum<S>, E extends Enum<E>> Completion<S, E> requeue(Run<S, E> run, S to, String eventName, Command command,
+                                                                              Decider.@Nullable Adjust adjust, @Nullable Instant wakeAt, Command base) {
+            return new Completion<>(run, null, to, eventName, command, adjust, wakeAt, base);
+        }
+    }
+
+    /** The history event of a retry that waits in place (no retryable row). */
+    static final String RETRY = "RETRY";
+    /** The history event of a release without a release row. */
+    static final String RELEASE = "RELEASE";
 
     private final String owner;
     private final LongPredicate cancelRequested;
@@ -74,11 +90,14 @@ final class ResultMapper {
         RunPolicy<S, E> p = run.reg.policy;
         TaskError error = new TaskError(f.code(), f.message(), f.retryable(), f.step());
         int retries = run.task.record().retries();
-        if (f.retryable() && p.retryable != null && retries < p.retry.maxRetries()) {
+        S back = run.reg.backTo(run.task.state());
+        if (f.retryable() && (p.retryable != null || back != null) && retries < p.retry.maxRetries()) {
             Duration delay = p.retry.delay(retries, jitter.getAsDouble());
             Instant notBefore = now.plus(delay);
-            return new Completion<>(run, p.retryable, base.reason(f.code() + ": " + f.message()).error(error),
-                    (cur, next) -> next.retries(cur.retries() + 1).notBefore(notBefore), notBefore, base);
+            Command c = base.reason(f.code() + ": " + f.message()).error(error);
+            Decider.Adjust later = (cur, next) -> next.retries(cur.retries() + 1).notBefore(notBefore);
+            if (p.retryable != null) return new Completion<>(run, p.retryable, c, later, notBefore, base);
+            return Completion.requeue(run, Objects.requireNonNull(back), RETRY, c, later, notBefore, base);    // waits in place
         }
         String why = f.retryable() ? f.code() + " after " + retries + " retries: " + f.message() : f.code() + ": " + f.message();
         return new Completion<>(run, Objects.requireNonNull(p.fatal), base.reason(why).error(error), null, null, base);
@@ -88,12 +107,15 @@ final class ResultMapper {
                                                                                   Instant now) {
         RunPolicy<S, E> p = run.reg.policy;
         E release = p.release;
-        if (release == null) {
+        S back = run.reg.backTo(run.task.state());
+        if (release == null && back == null) {
             TaskError error = new TaskError(SNOOZE_UNSUPPORTED, "machine " + run.reg.machine.name() + " has no release event", false, null);
             return new Completion<>(run, Objects.requireNonNull(p.fatal), base.error(error), null, null, base);
         }
         Instant notBefore = now.plus(z.delay());
-        return new Completion<>(run, release, base.reason("snoozed for " + z.delay()),
-                (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).notBefore(notBefore), notBefore, base);
+        Command c = base.reason("snoozed for " + z.delay());
+        Decider.Adjust later = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).notBefore(notBefore);
+        if (release != null) return new Completion<>(run, release, c, later, notBefore, base);
+        return Completion.requeue(run, Objects.requireNonNull(back), RELEASE, c, later, notBefore, base);
     }
 }

@@ -32,15 +32,23 @@ final class ResultWriter {
     <S extends Enum<S>, E extends Enum<E>> void write(List<ResultMapper.Completion<S, E>> done) {
         try {
             List<TransitionEngine.Request<?, ?>> requests = new ArrayList<>(done.size());
+            List<ResultMapper.Completion<S, E>> fired = new ArrayList<>(done.size());
             for (ResultMapper.Completion<S, E> c : done) {
-                requests.add(new TransitionEngine.Request<>(c.run().reg.machine, c.run().id(), c.event(), c.command(), c.adjust(),
-                        c.run().task.record()));
+                E event = c.event();
+                S back = c.requeueTo();
+                if (back != null) {            // the runtime's own move, without a row: one write of its own
+                    after(c, engine.requeue(c.run().reg.machine, c.run().id(), back, c.eventName(), c.command(), c.adjust()));
+                } else {
+                    requests.add(new TransitionEngine.Request<>(c.run().reg.machine, c.run().id(), Objects.requireNonNull(event),
+                            c.command(), c.adjust(), c.run().task.record()));
+                    fired.add(c);
+                }
             }
-            List<Outcome<?>> outcomes = engine.fireEach(requests);
-            for (int i = 0; i < done.size(); i++) {
+            List<Outcome<?>> outcomes = requests.isEmpty() ? List.of() : engine.fireEach(requests);
+            for (int i = 0; i < fired.size(); i++) {
                 @SuppressWarnings("unchecked")
                 Outcome<S> o = (Outcome<S>) outcomes.get(i);
-                after(done.get(i), o);
+                after(fired.get(i), o);
             }
         } catch (RuntimeException e) {
             log.warn("runtime {}: could not record the results of {} task(s); their leases will be recovered", owner, done.size(), e);
@@ -72,6 +80,9 @@ final class ResultWriter {
         if (engine.fire(run.reg.machine, id, Objects.requireNonNull(p.fatal), settle, null).isApplied()) return;
         E release = p.release;
         if (release != null && engine.fire(run.reg.machine, id, release, settle, null).isApplied()) return;
+        S back = run.reg.backTo(run.task.state());
+        if (release == null && back != null
+                && engine.requeue(run.reg.machine, id, back, ResultMapper.RELEASE, settle, null).isApplied()) return;
         log.warn("runtime {}: task {} could be neither failed nor released; lease recovery will take it", owner, id);
     }
 }

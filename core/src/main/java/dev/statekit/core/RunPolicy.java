@@ -19,9 +19,14 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>claims</b>: from which states a runtime claims tasks, and the start event of each
  *       (a SYSTEM row without guard, since claims are decided by the store);</li>
  *   <li><b>success</b>, <b>retryable</b> and <b>fatal</b>: the events fired from the running
- *       state for the worker's results (a retryable failure beyond the retry policy is fatal);</li>
+ *       state for the worker's results (a retryable failure beyond the retry policy is fatal).
+ *       Without a retryable event, a retry waits in place: the runtime puts the task back in the
+ *       claimable state it was claimed from, with its back-off as not-before time, recorded as
+ *       {@code RETRY} in its history;</li>
  *   <li><b>release</b>: the event that puts a running task back where it can be claimed (snooze,
- *       graceful shutdown, pause, lease reclaim by {@link Recovery#REQUEUE});</li>
+ *       graceful shutdown, pause, lease reclaim by {@link Recovery#REQUEUE}). Without one, the
+ *       runtime puts the task back in the claimable state it was claimed from, recorded as
+ *       {@code RELEASE}: a lifecycle with one worker needs one running state and no row back;</li>
  *   <li><b>waits</b>: events the runtime fires once a task's not-before time has come (004:
  *       RETRYING → QUEUED after the backoff);</li>
  *   <li><b>cancel</b>: the event a cancellation fires, if the machine can be cancelled;</li>
@@ -38,7 +43,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
 
     /** What happens to a task whose lease expired (its worker died or hung past the lease). */
     public enum Recovery {
-        /** Fire the release event: back to a claimable state (000 chunks: pending; 002: QUEUED). */
+        /** Fire the release event (or, without one, go back to the claimable state): claimable again (000 chunks: pending; 002: QUEUED). */
         REQUEUE,
         /** Fire the fatal event: the task fails with code {@code LEASE_EXPIRED}. */
         FAIL,
@@ -112,7 +117,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         return success;
     }
 
-    /** Returns the retryable-failure event, or null when failures are never retried in place. */
+    /** Returns the retryable-failure event, or null when retries wait in place, in the claimable state. */
     public @Nullable E retryable() {
         return retryable;
     }
@@ -185,26 +190,30 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
     /** Checks the policy against the table; returns one sentence per defect. */
     List<String> defects(List<Transition<S, E>> rows) {
         List<String> defects = new ArrayList<>();
-        if (claims.isEmpty()) defects.add("run policy: no claimable state");
+        if (claims.isEmpty()) defects.add("run policy: no claimable state; declare claim(STATE, START_EVENT) with an unguarded SYSTEM row STATE --START_EVENT--> RUNNING_STATE");
         EnumSet<S> running = null;
         for (Map.Entry<S, E> c : claims.entrySet()) {
             List<Transition<S, E>> pair = pair(rows, c.getKey(), c.getValue());
             if (pair.size() != 1 || pair.get(0).guarded() || !pair.get(0).allows(TriggerSource.SYSTEM)) {
-                defects.add("run policy: claim " + c.getKey() + "/" + c.getValue() + " needs exactly one unguarded SYSTEM row");
+                defects.add("run policy: claim " + c.getKey() + "/" + c.getValue() + " needs exactly one unguarded SYSTEM row from "
+                        + c.getKey() + " by " + c.getValue() + " (the state the task runs in)");
             } else {
                 if (running == null) running = EnumSet.noneOf(c.getKey().getDeclaringClass());
                 running.add(pair.get(0).to());
             }
         }
-        if (success == null) defects.add("run policy: no success event");
-        if (fatal == null) defects.add("run policy: no fatal event");
+        if (success == null) defects.add("run policy: no success event; declare success(EVENT) with a SYSTEM row from the running state");
+        if (fatal == null) defects.add("run policy: no fatal event; declare fatal(EVENT) with a SYSTEM row from the running state to a failed state");
         if (running != null) {
             for (S r : running) {
                 requireFrom(rows, defects, r, success, "success");
                 requireFrom(rows, defects, r, fatal, "fatal");
                 if (retryable != null) requireFrom(rows, defects, r, retryable, "retryable");
                 if (release != null) requireFrom(rows, defects, r, release, "release");
-                if (recovery == Recovery.REQUEUE && release == null) defects.add("run policy: REQUEUE recovery needs a release event");
+                if (release == null && sources(rows, r).size() > 1) {
+                    defects.add("run policy: running state " + r + " is entered from " + sources(rows, r) + ", so a task released"
+                            + " without a release row could go to either; declare release(EVENT) with a SYSTEM row from " + r);
+                }
                 if (recovery == Recovery.INTERRUPT) {
                     if (interrupt == null) defects.add("run policy: INTERRUPT recovery needs an interrupt event");
                     else requireFrom(rows, defects, r, interrupt, "interrupt");
@@ -229,6 +238,15 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
             requireFrom(rows, defects, blockedState, unblock, "unblock");
         }
         return defects;
+    }
+
+    /** The claimable states whose claim row enters {@code running}. */
+    private List<S> sources(List<Transition<S, E>> rows, S running) {
+        List<S> from = new ArrayList<>();
+        for (Map.Entry<S, E> c : claims.entrySet()) {
+            for (Transition<S, E> t : pair(rows, c.getKey(), c.getValue())) if (t.to() == running) from.add(c.getKey());
+        }
+        return from;
     }
 
     private void requireFrom(List<Transition<S, E>> rows, List<String> defects, S state, @Nullable E event, String what) {
@@ -319,7 +337,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
             return this;
         }
 
-        /** Recovers expired leases with the release event (the default). */
+        /** Recovers expired leases with the release event, or back to the claimable state without one (the default). */
         public Builder<S, E> recoverByRequeue() {
             this.recovery = Recovery.REQUEUE;
             return this;

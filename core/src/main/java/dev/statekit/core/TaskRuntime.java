@@ -211,8 +211,11 @@ public final class TaskRuntime implements AutoCloseable {
 
     private <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(Run<S, E> run) {
         E release = run.reg.policy.release;
-        if (release == null) return;      // left to lease recovery
-        Outcome<S> o = ctx.engine.fire(run.reg.machine, run.id(), release, ctx.command().reason("runtime stopping"), null);
+        S back = run.reg.backTo(run.task.state());
+        if (release == null && back == null) return;      // left to lease recovery
+        Command c = ctx.command().reason("runtime stopping");
+        Outcome<S> o = release != null ? ctx.engine.fire(run.reg.machine, run.id(), release, c, null)
+                : ctx.engine.requeue(run.reg.machine, run.id(), Objects.requireNonNull(back), ResultMapper.RELEASE, c, null);
         log.debug("released task {} at shutdown: {}", run.id(), o.isApplied() ? "applied" : o);
         ctx.running.remove(run.id(), run);
     }

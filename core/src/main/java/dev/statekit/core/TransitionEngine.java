@@ -283,6 +283,25 @@ public final class TransitionEngine {
      * command refused on it is decided again on a fresh read, so a stale record changes nothing
      * but the cost.
      */
+    /** The runtime's own move of a running task back to {@code to}, recorded as {@code event} (see {@link Decider#requeue}). */
+    <S extends Enum<S>, E extends Enum<E>> Outcome<S> requeue(Machine<S, E> machine, long taskId, S to, String event, Command command,
+                                                             Decider.@Nullable Adjust adjust) {
+        for (int attempt = 0; ; attempt++) {
+            TaskRecord current = store.find(taskId).orElse(null);
+            if (current == null || !sameName(current.machine(), machine.name())) return Refusals.notFound(machine.name(), taskId, event);
+            Decision<S> decision = Decider.requeue(machine, current, to, event, command, adjust, clock.now());
+            if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
+            Change change = ((Decision.Write<S>) decision).change();
+            ApplyResult result = store.apply(change);
+            if (result.applied()) return applied(machine, change);
+            if (result.status() == ApplyResult.Status.NOT_FOUND) return Refusals.notFound(machine.name(), taskId, event);
+            long expected = command.expectedVersionOrMinusOne();
+            if (expected >= 0 || attempt >= maxConflictRetries) {
+                return Refusals.conflict(current, Decider.stateOf(machine, current), event, expected, attempt + 1);
+            }
+        }
+    }
+
     record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, E event, Command command,
                                                          Decider.@Nullable Adjust adjust, @Nullable TaskRecord known) {
         Request {

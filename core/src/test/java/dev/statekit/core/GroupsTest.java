@@ -264,6 +264,20 @@ class GroupsTest {
         }
 
         @Test
+        void aRetriedChildThatSucceedsBeforeAnyPassStillReopensAndCompletesTheParent() {
+            long job = startJob(JOB, 1);
+            TaskRecord chunk = claim(1).get(0);
+            finish(chunk, ChunkEvent.FAIL);
+            resolve(JOB);
+            assertThat(state(job)).isEqualTo("ERROR");
+            engine.fire(CHUNK, chunk.id(), ChunkEvent.RETRY, Command.user("ann"));
+            finish(claim(1).get(0), ChunkEvent.COMPLETE);     // retried and done again before any pass saw it open
+            resolve(JOB);
+            assertThat(state(job)).isEqualTo("DONE");
+            assertThat(store.history(job)).extracting(HistoryEntry::event).containsExactly("PROCESS", "CHUNKS_FAILED", "REOPEN", "CHUNKS_DONE");
+        }
+
+        @Test
         void pausingTheParentHoldsItsWaitingChildrenAndResumingReleasesThem() {
             long job = startJob(JOB, 3);
             TaskRecord running = claim(1).get(0);

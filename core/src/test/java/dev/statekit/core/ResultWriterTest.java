@@ -42,11 +42,15 @@ class ResultWriterTest {
         } else {
             b.transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, SYSTEM);
         }
-        if (release) b.transition(Jobs.State.RUNNING, Jobs.Event.RELEASE, Jobs.State.QUEUED, SYSTEM);
+        if (release) {
+            b.transition(Jobs.State.RUNNING, Jobs.Event.RELEASE, Jobs.State.QUEUED, SYSTEM);
+        } else {        // a release row that refuses: without a row, the runtime would release the task by itself
+            b.row(Jobs.State.RUNNING, Jobs.Event.RELEASE, Jobs.State.QUEUED).by(SYSTEM)
+                    .guard("never", (task, command) -> Verdict.refuse("NO_RELEASE", "this task is never released")).add();
+        }
         return b.run(r -> {
-            r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL);
-            if (release) r.release(Jobs.Event.RELEASE);
-            else r.recoverByFailing();
+            r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).release(Jobs.Event.RELEASE);
+            if (!release) r.recoverByFailing();
         }).build();
     }
 
@@ -115,6 +119,30 @@ class ResultWriterTest {
         assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.RESULT_REFUSED);
         assertThat(parts.events(id)).containsExactly("START", "RELEASE");
         assertThat(parts.last(id).reason()).isEqualTo("result refused");
+    }
+
+    @Test
+    void aRefusedResultOfAMachineWithoutAReleaseRowPutsTheTaskBackWhereItWasClaimed() {
+        Machine<Jobs.State, Jobs.Event> m = Machine.builder("rowless", Jobs.State.class, Jobs.Event.class)
+                .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+                .initial(Jobs.State.QUEUED).terminal(Jobs.State.DONE, Jobs.State.FAILED)
+                .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, SYSTEM)
+                .row(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE).by(SYSTEM)
+                    .guard("has-output", (task, command) -> Verdict.when(command.attributes().containsKey("output"),
+                            "OUTPUT_MISSING", "no output was reported")).add()
+                .row(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED).by(SYSTEM)
+                    .guard("worker-failures-only", (task, command) -> Verdict.when(command.error() == null
+                            || !command.error().code().equals(ResultMapper.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result")).add()
+                .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL))
+                .build();
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(m, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long id = parts.enqueue(m, "q");
+        writeResults(ctx, r, WorkResult.success());
+        assertThat(parts.task(id).state()).isEqualTo("QUEUED");
+        assertThat(parts.task(id).lease()).isNull();
+        assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(parts.events(id)).containsExactly("START", "RELEASE");
     }
 
     @Test
