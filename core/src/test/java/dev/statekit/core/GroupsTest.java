@@ -272,7 +272,10 @@ class GroupsTest {
             assertThat(state(job)).isEqualTo("ERROR");
             engine.fire(CHUNK, chunk.id(), ChunkEvent.RETRY, Command.user("ann"));
             finish(claim(1).get(0), ChunkEvent.COMPLETE);     // retried and done again before any pass saw it open
-            resolve(JOB);
+            resolve(JOB);                                     // re-opens the parent, and leaves the group awaiting
+            assertThat(state(job)).isEqualTo("PROCESSING");
+            assertThat(store.group(job).orElseThrow().awaiting()).isTrue();
+            resolve(JOB);                                     // the next pass (a runtime's next poll) settles it anew
             assertThat(state(job)).isEqualTo("DONE");
             assertThat(store.history(job)).extracting(HistoryEntry::event).containsExactly("PROCESS", "CHUNKS_FAILED", "REOPEN", "CHUNKS_DONE");
         }
