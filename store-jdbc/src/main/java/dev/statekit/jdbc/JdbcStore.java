@@ -2,6 +2,9 @@ package dev.statekit.jdbc;
 
 import dev.statekit.jdbc.internal.Claims;
 import dev.statekit.jdbc.internal.DataSourceCheck;
+import dev.statekit.jdbc.internal.GroupPasses;
+import dev.statekit.jdbc.internal.GroupReads;
+import dev.statekit.jdbc.internal.GroupWrites;
 import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.QueueTable;
@@ -18,6 +21,9 @@ import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.NewTask;
@@ -90,6 +96,9 @@ public final class JdbcStore implements Store {
     private final QueueTable queues;
     private final Claims claims;
     private final Retention retention;
+    private final GroupWrites groupWrites;
+    private final GroupPasses groupPasses;
+    private final GroupReads groupReads;
 
     private JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars) {
         this.dialect = dialect;
@@ -103,6 +112,9 @@ public final class JdbcStore implements Store {
         this.queues = new QueueTable(context);
         this.claims = new Claims(context, queues);
         this.retention = new Retention(context);
+        this.groupWrites = new GroupWrites(context, writes, inserts);
+        this.groupPasses = new GroupPasses(context, writes, inserts);
+        this.groupReads = new GroupReads(context);
     }
 
     /**
@@ -118,9 +130,10 @@ public final class JdbcStore implements Store {
 
     /**
      * Returns the schema DDL of {@code dialect} with table names starting with {@code prefix}: the
-     * text of the resource {@link Dialect#schemaResource(int)} with its {@code ${prefix}}
-     * placeholder filled in, statements separated by semicolons at the ends of lines. Every
-     * statement is idempotent ({@code create ... if not exists}).
+     * texts of the resources {@link Dialect#schemaResource(int)} of versions 1 to
+     * {@link #SCHEMA_VERSION}, in order, with their {@code ${prefix}} placeholder filled in,
+     * statements separated by semicolons at the ends of lines. Every statement is idempotent
+     * ({@code create ... if not exists}).
      *
      * @param dialect the database
      * @param prefix  the table prefix, as given to {@link Builder#tablePrefix(String)}
@@ -298,6 +311,50 @@ public final class JdbcStore implements Store {
     @Override
     public AutoCloseable watch(Runnable wake) {
         return context.ops().watch(Objects.requireNonNull(wake, "wake"));
+    }
+
+    // --- groups -----------------------------------------------------------------------------
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One transaction: every changed task and every owner is locked in id order, the changes are
+     * checked and written, then each group is opened, filled, sealed or held; children created here
+     * are counted directly.
+     */
+    @Override
+    public ApplyResult applyAll(List<Change> changes, List<GroupWrite> groups) {
+        return groupWrites.applyAll(changes, groups);
+    }
+
+    /** {@inheritDoc} The group row and its counts are read in one statement. */
+    @Override
+    public Optional<GroupRecord> group(long ownerId) {
+        return groupReads.group(ownerId);
+    }
+
+    @Override
+    public List<Long> dependencies(long taskId) {
+        return groupReads.dependencies(taskId);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Owners are locked with {@code FOR UPDATE SKIP LOCKED}: concurrent passes, in this process or
+     * others, take different groups, and an owner another transaction holds is left for a later pass.
+     * When a version check refuses a resolver's change, the pass is rolled back and runs again without
+     * that group (at most twice); that group's marks wait for a later pass.
+     */
+    @Override
+    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+        Objects.requireNonNull(now, "now");
+        return groupPasses.resolve(ownerMachines, max, resolver);
+    }
+
+    @Override
+    public long pendingMarks() {
+        return groupReads.pendingMarks();
     }
 
     // --- queues -----------------------------------------------------------------------------

@@ -18,11 +18,21 @@ import org.junit.jupiter.params.provider.EnumSource;
 class SchemaTest {
     static final Instant T0 = Instant.parse("2031-04-05T13:30:00Z");
 
-    static String resource(Dialect dialect) throws Exception {
-        try (InputStream in = SchemaTest.class.getClassLoader().getResourceAsStream(dialect.schemaResource(1))) {
-            assertThat(in).as("resource %s", dialect.schemaResource(1)).isNotNull();
+    static String resource(Dialect dialect, int version) throws Exception {
+        try (InputStream in = SchemaTest.class.getClassLoader().getResourceAsStream(dialect.schemaResource(version))) {
+            assertThat(in).as("resource %s", dialect.schemaResource(version)).isNotNull();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+    }
+
+    /** The shipped files of every version, in order, as one text. */
+    static String resource(Dialect dialect) throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (int version = 1; version <= JdbcStore.SCHEMA_VERSION; version++) {
+            if (version > 1) text.append('\n');
+            text.append(resource(dialect, version));
+        }
+        return text.toString();
     }
 
     @ParameterizedTest
@@ -33,7 +43,14 @@ class SchemaTest {
         assertThat(ddl).isEqualTo(shipped.replace("${prefix}", "jobs_"));
         assertThat(ddl).doesNotContain("${").contains("create table if not exists jobs_tasks")
                 .contains("create table if not exists jobs_history").contains("create table if not exists jobs_queues")
-                .contains("create table if not exists jobs_schema_version");
+                .contains("create table if not exists jobs_schema_version").contains("create table if not exists jobs_groups")
+                .contains("create table if not exists jobs_group_counts").contains("create table if not exists jobs_dependencies")
+                .contains("create table if not exists jobs_marks");
+        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(2);
+        // each version records itself
+        for (int version = 1; version <= JdbcStore.SCHEMA_VERSION; version++) {
+            assertThat(resource(dialect, version)).contains("select " + version + ", '");
+        }
         // the only placeholder is ${prefix}, as a migration tool's placeholder replacement expects
         Matcher m = Pattern.compile("\\$\\{([^}]*)}").matcher(shipped);
         int placeholders = 0;
@@ -67,7 +84,7 @@ class SchemaTest {
                 assertThat(t.idempotencyKey()).isEqualTo("key-1");
             });
             assertThat(again.queue("q").paused()).isTrue();
-            assertThat(db.queryLong("select count(*) from {p}schema_version")).isEqualTo(1);
+            assertThat(db.queryLong("select count(*) from {p}schema_version")).as("one row per version").isEqualTo(JdbcStore.SCHEMA_VERSION);
             assertThat(db.queryLong("select max(version) from {p}schema_version")).isEqualTo(JdbcStore.SCHEMA_VERSION);
             // sequences were not reset
             assertThat(again.create(new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, T0))

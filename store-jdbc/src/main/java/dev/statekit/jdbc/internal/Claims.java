@@ -16,8 +16,9 @@ import java.util.Objects;
  * Claims, each one transaction: lock the queue's control row (every claimer of the queue, in every
  * process, waits here, which makes the concurrency limit exact), compute the room under the limit,
  * pick candidates in claim order with anti-starvation ({@link ClaimPicker} over
- * {@link ClaimCandidates}), store the anti-starvation count, and write the claims through the
- * dialect. Immutable and thread-safe.
+ * {@link ClaimCandidates}; members of held groups are not candidates), store the anti-starvation
+ * count, write the claims through the dialect, and mark the groups the claimed tasks count in.
+ * Immutable and thread-safe.
  */
 public final class Claims {
     private final JdbcContext context;
@@ -53,6 +54,12 @@ public final class Claims {
         if (picks.isEmpty()) return List.of();
         Instant now = Objects.requireNonNull(Rows.micros(request.now()));
         Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
-        return context.ops().claim(c, request, picks, now, expires);
+        List<Claimed> claimed = context.ops().claim(c, request, picks, now, expires);
+        List<GroupRows.StateChange> moves = new ArrayList<>(claimed.size());
+        for (Claimed t : claimed) {
+            moves.add(new GroupRows.StateChange(t.task().id(), t.task().parentId(), t.task().machine(), t.entry().from(), t.entry().to()));
+        }
+        GroupRows.marked(c, context.sql().groups, moves);
+        return claimed;
     }
 }

@@ -1,13 +1,15 @@
 package dev.statekit.jdbc.internal;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 
-/** Purging old tasks with their history. Immutable and thread-safe. */
+/** Purging old tasks with their history and group. Immutable and thread-safe. */
 public final class Retention {
     /** A task a purge may delete, at the version it was selected at. */
     private record Candidate(long id, long version) {}
@@ -22,8 +24,9 @@ public final class Retention {
     }
 
     /**
-     * Deletes at most {@code max} lease-free, childless tasks of {@code machine} in {@code states} last
-     * updated before {@code updatedBefore}, with their history, in one transaction; returns how many.
+     * Deletes at most {@code max} lease-free tasks of {@code machine} in {@code states} last updated
+     * before {@code updatedBefore} that have no children, no marks waiting for them as owners and no
+     * dependents, with their history and group, in one transaction; returns how many.
      */
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
         Objects.requireNonNull(machine, "machine");
@@ -37,21 +40,34 @@ public final class Retention {
                 Rows.setInstant(ps, i++, updatedBefore);
                 ps.setInt(i, max);
             }, rs -> new Candidate(rs.getLong(1), rs.getLong(2)));
-            int deleted = 0;
-            try (PreparedStatement task = c.prepareStatement(sql.deleteTask);
-                 PreparedStatement history = c.prepareStatement(sql.deleteHistory)) {
+            List<Long> deleted = new ArrayList<>();
+            try (PreparedStatement lock = c.prepareStatement(sql.lockPurged);
+                 PreparedStatement task = c.prepareStatement(sql.deleteTask)) {
                 for (Candidate candidate : candidates) {
-                    // Deleted only if unchanged since it was selected, still lease-free and childless.
+                    // Locked if unchanged since it was selected and still lease-free; then deleted by a later
+                    // statement, which sees every child, mark and dependent committed while the lock waited.
+                    lock.setLong(1, candidate.id());
+                    lock.setLong(2, candidate.version());
+                    try (ResultSet rs = lock.executeQuery()) {
+                        if (!rs.next()) continue;
+                    }
                     task.setLong(1, candidate.id());
-                    task.setLong(2, candidate.version());
-                    task.setLong(3, candidate.id());
-                    if (task.executeUpdate() == 0) continue;
-                    history.setLong(1, candidate.id());
-                    history.executeUpdate();
-                    deleted++;
+                    if (task.executeUpdate() > 0) deleted.add(candidate.id());
                 }
             }
-            return deleted;
+            if (deleted.isEmpty()) return 0;
+            List<String> owned = new ArrayList<>(List.of(sql.groups.deleteOwned));
+            owned.add(0, sql.deleteHistory);
+            for (String delete : owned) {
+                try (PreparedStatement ps = c.prepareStatement(delete)) {
+                    for (long id : deleted) {
+                        ps.setLong(1, id);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                }
+            }
+            return deleted.size();
         });
         if (purged > 0) Jdbc.LOG.debug("purged {} task(s) of machine {}", purged, machine);
         return purged;

@@ -13,10 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** The versioned schema shipped as resources: loading, filling in the prefix, applying. */
+/**
+ * The versioned schema shipped as resources, one file per dialect and version, each version adding
+ * to the ones before: loading, filling in the prefix, applying.
+ */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** The placeholder that stands for the table prefix in the resources. */
     public static final String PLACEHOLDER = "${prefix}";
 
@@ -43,9 +46,17 @@ public final class Schema {
         return template(dialect).replace(PLACEHOLDER, prefix);
     }
 
-    /** Returns the schema resource of {@code dialect} as shipped, placeholder included. */
+    /** Returns the schema resources of {@code dialect} as shipped, placeholder included: every version, in order. */
     public static String template(Dialect dialect) {
-        String path = dialect.schemaResource(VERSION);
+        StringBuilder text = new StringBuilder();
+        for (int version = 1; version <= VERSION; version++) {
+            if (version > 1) text.append('\n');
+            text.append(resource(dialect.schemaResource(version)));
+        }
+        return text.toString();
+    }
+
+    private static String resource(String path) {
         try (InputStream in = Schema.class.getClassLoader().getResourceAsStream(path)) {
             if (in == null) throw new IllegalStateException("schema resource " + path + " is missing from the classpath");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -18,6 +18,8 @@ public final class Sql {
     public final String queues;
     /** The PostgreSQL notification channel of this prefix. */
     public final String channel;
+    /** The SQL of the groups. */
+    public final GroupSql groups;
 
     /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
     public final String insertTask;
@@ -82,7 +84,9 @@ public final class Sql {
     public final String nextFront;
     /** The next fencing tokens, as many as the parameter says, one per row. */
     public final String nextTokens;
-    /** Deletes a task unless it changed, holds a lease or has children. */
+    /** Locks a task a purge selected, unless it changed or holds a lease since: parameters id, version. */
+    public final String lockPurged;
+    /** Deletes a locked task unless it has children, marks wait for it or a task depends on it. */
     public final String deleteTask;
     /** Deletes a task's history. */
     public final String deleteHistory;
@@ -128,6 +132,7 @@ public final class Sql {
         history = prefix + "history";
         queues = prefix + "queues";
         channel = prefix + "wake";
+        groups = new GroupSql(dialect, prefix);
         String fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
@@ -182,8 +187,9 @@ public final class Sql {
         nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
         nextTokens = pg ? "select nextval('" + prefix + "fencing_seq') from generate_series(1, ?)"
                 : "select next value for " + prefix + "fencing_seq from system_range(1, ?)";
-        deleteTask = "delete from " + tasks + " where id = ? and version = ? and lease_token is null"
-                + " and not exists (select 1 from " + tasks + " c where c.parent_id = ?)";
+        lockPurged = "select id from " + tasks + " where id = ? and version = ? and lease_token is null for update";
+        deleteTask = "delete from " + tasks + " t where t.id = ? and not exists (select 1 from " + tasks + " c where c.parent_id = t.id)"
+                + groups.unclaimedByGroups();
         deleteHistory = "delete from " + history + " where task_id = ?";
         notify = "select pg_notify(?, ?)";
         // Fencing tokens are drawn in claim order (the arrays' order): a volatile output is computed after the sort.
@@ -277,7 +283,8 @@ public final class Sql {
     }
 
     /**
-     * Selects runnable tasks of (machine, queue, states) in claim order: parameters machine, queue,
+     * Selects runnable tasks of (machine, queue, states) in claim order, leaving out members of held
+     * groups: parameters machine, queue,
      * the states, now, then with {@code after} the last key (priority twice, sequence twice, id),
      * then with {@code below} a priority bound; it takes no row locks. The limit is part of the
      * text: with it known, the database can keep one plan for every execution instead of planning
@@ -289,7 +296,7 @@ public final class Sql {
         boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
                 .append(" where machine = ? and queue = ? and state in ").append(params(states))
-                .append(" and lease_token is null and (not_before is null or not_before <= ?)");
+                .append(" and lease_token is null and (not_before is null or not_before <= ?)").append(groups.notHeld());
         if (after) b.append(" and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id > ?))))");
         // H2 seeks a descending index column on an inclusive bound only: its caller binds the bound minus one.
         if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
@@ -307,13 +314,14 @@ public final class Sql {
     public String lockRunnable(int states, int n) {
         return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n)
                 + " and machine = ? and queue = ? and state in " + params(states)
-                + " and lease_token is null and (not_before is null or not_before <= ?) for update skip locked";
+                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld() + " for update skip locked";
     }
 
     /** Selects (id, version) of tasks a purge may delete, in id order. */
     public String purgeCandidates(int states) {
         return "select id, version from " + tasks + " t where machine = ? and state in " + params(states)
                 + " and lease_token is null and updated_at < ?"
-                + " and not exists (select 1 from " + tasks + " c where c.parent_id = t.id) order by id limit ?";
+                + " and not exists (select 1 from " + tasks + " c where c.parent_id = t.id)" + groups.unclaimedByGroups()
+                + " order by id limit ?";
     }
 }

@@ -16,10 +16,11 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Creating tasks: one at a time, or several in one transaction (tasks without an idempotency key
- * by up to 1,000 per statement, the others one by one). A task whose key another task holds is
- * not created again; when that task is deleted between the insert and the read, the whole
- * creation starts again, at most five times. Immutable and thread-safe.
+ * Creating tasks: one at a time, or several in one transaction (tasks without an idempotency key or
+ * dependencies by up to 1,000 per statement, the others one by one). A task whose key another task
+ * holds is not created again; when that task is deleted between the insert and the read, the whole
+ * creation starts again, at most five times. Tasks with parents or dependencies lock them first
+ * and mark or open groups ({@link GroupCreations}). Immutable and thread-safe.
  */
 public final class TaskInserts {
     private static final int CREATE_ATTEMPTS = 5;
@@ -44,11 +45,17 @@ public final class TaskInserts {
     /** Creates one task as {@link dev.statekit.store.Store#create} describes. */
     public CreateResult create(NewTask spec) {
         Objects.requireNonNull(spec, "spec");
+        for (long d : spec.dependsOn()) {
+            if (d < 0) throw new IllegalArgumentException("a dependency on an earlier task of the list is only for createAll: " + d);
+        }
         StoreChecks.checkPayload(spec, maxPayloadChars);
         String attributes = AttributeCodec.encode(spec.attributes());
+        boolean grouped = spec.parentId() != null || !spec.dependsOn().isEmpty();
         for (int attempt = 1; ; attempt++) {
             Optional<CreateResult> result = jdbc.transaction("creating a task of machine " + spec.machine(), null, c -> {
-                Optional<CreateResult> r = insert(c, spec, attributes);
+                Optional<CreateResult> r = grouped
+                        ? insertAll(c, List.of(spec), new String[] {attributes}, false).map(rs -> rs.get(0))
+                        : insert(c, spec, attributes);
                 if (r.isPresent() && r.get().created()) ops.notifyWaiters(c);
                 return r;
             });
@@ -68,12 +75,18 @@ public final class TaskInserts {
         if (list.size() == 1) return List.of(create(list.get(0)));
         String[] attributes = new String[list.size()];
         for (int i = 0; i < list.size(); i++) {
+            for (long d : list.get(i).dependsOn()) {
+                if (d < 0 && -d > i) throw new IllegalArgumentException("dependency " + d + " of task " + (i + 1) + " names no earlier task of the list");
+            }
             StoreChecks.checkPayload(list.get(i), maxPayloadChars);
             attributes[i] = AttributeCodec.encode(list.get(i).attributes());
         }
         for (int attempt = 1; ; attempt++) {
-            Optional<List<CreateResult>> result = jdbc.transaction("creating " + list.size() + " tasks", null,
-                    c -> insertAll(c, list, attributes));
+            Optional<List<CreateResult>> result = jdbc.transaction("creating " + list.size() + " tasks", null, c -> {
+                Optional<List<CreateResult>> r = insertAll(c, list, attributes, false);
+                if (r.isPresent() && r.get().stream().anyMatch(CreateResult::created)) ops.notifyWaiters(c);
+                return r;
+            });
             if (result.isPresent()) return result.get();
             if (attempt >= CREATE_ATTEMPTS) {
                 throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "creating " + list.size()
@@ -82,27 +95,50 @@ public final class TaskInserts {
         }
     }
 
-    private Optional<List<CreateResult>> insertAll(Connection c, List<NewTask> specs, String[] attributes) throws SQLException {
+    /**
+     * Creates {@code specs} on {@code c}, inside the caller's transaction, as {@link #createAll} does
+     * (dependencies on earlier tasks of the list as {@code -k}), with what creating them does to groups
+     * ({@link GroupCreations}); empty when a task holding one of their keys was deleted meanwhile.
+     *
+     * @param countedByWrite whether a group write creates them (children of one owner it holds) and counts them itself
+     */
+    public Optional<List<CreateResult>> insertAll(Connection c, List<NewTask> specs, String[] attributes, boolean countedByWrite)
+            throws SQLException {
+        GroupCreations groups = GroupCreations.prepare(c, sql, specs, countedByWrite);
         List<CreateResult> results = new ArrayList<>(specs.size());
-        boolean created = false;
         int i = 0;
         while (i < specs.size()) {
-            if (specs.get(i).idempotencyKey() != null) {
-                Optional<CreateResult> r = insert(c, specs.get(i), attributes[i]);
+            if (specs.get(i).idempotencyKey() != null || !specs.get(i).dependsOn().isEmpty()) {
+                NewTask spec = GroupCreations.resolve(specs.get(i), results);
+                Optional<CreateResult> r = insert(c, spec, attributes[i]);
                 if (r.isEmpty()) return Optional.empty();     // its key's task was deleted meanwhile: start again
-                created |= r.get().created();
                 results.add(r.get());
+                if (r.get().created()) groups.created(spec, r.get().task());
                 i++;
                 continue;
             }
             int end = i;
-            while (end < specs.size() && end - i < INSERT_CHUNK && specs.get(end).idempotencyKey() == null) end++;
+            while (end < specs.size() && end - i < INSERT_CHUNK && specs.get(end).idempotencyKey() == null
+                    && specs.get(end).dependsOn().isEmpty()) {
+                end++;
+            }
+            int first = results.size();
             insertRows(c, specs.subList(i, end), attributes, i, results);
-            created = true;
+            for (int k = first; k < results.size(); k++) groups.created(specs.get(k), results.get(k).task());
             i = end;
         }
-        if (created) ops.notifyWaiters(c);
+        groups.finish();
         return Optional.of(results);
+    }
+
+    /** Attributes encoded for {@link #insertAll}, checking each payload against the limit. */
+    public String[] encode(List<NewTask> specs) {
+        String[] attributes = new String[specs.size()];
+        for (int i = 0; i < specs.size(); i++) {
+            StoreChecks.checkPayload(specs.get(i), maxPayloadChars);
+            attributes[i] = AttributeCodec.encode(specs.get(i).attributes());
+        }
+        return attributes;
     }
 
     /** Inserts tasks without idempotency keys with one statement; ids and sequences follow the order given. */

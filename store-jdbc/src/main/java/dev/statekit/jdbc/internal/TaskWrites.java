@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * one transaction ({@link #applyEach}: with savepoints when they carry command keys, else through
  * the dialect's batch write). Rows are written in id order, so overlapping writers cannot
  * deadlock; an update count of 0 is a conflict or a missing task (told apart by one more read),
- * more than 1 a bug. Immutable and thread-safe.
+ * more than 1 a bug. Every change of state marks the groups it counts in ({@link GroupRows#marked}),
+ * in the same transaction. Immutable and thread-safe.
  */
 public final class TaskWrites {
     /** Undoes the writes of a refused change. */
@@ -129,7 +130,11 @@ public final class TaskWrites {
         List<ApplyResult> results = writing.isEmpty() ? List.of()
                 : jdbc.transaction("applying " + writing.size() + " changes one by one", null, c -> {
                     List<Change> sorted = byId(writing);
-                    return eachResults(c, writing, sorted, ops.writeEach(c, sorted));
+                    Set<Long> updated = ops.writeEach(c, sorted);
+                    List<GroupRows.StateChange> moves = new ArrayList<>(updated.size());
+                    for (Change change : sorted) if (updated.contains(change.next().id())) moves.add(GroupRows.StateChange.of(change));
+                    GroupRows.marked(c, sql.groups, moves);
+                    return eachResults(c, writing, sorted, updated);
                 });
         if (refused != null) throw refused;
         return results;
@@ -199,7 +204,19 @@ public final class TaskWrites {
             }
             throw e;
         }
+        List<GroupRows.StateChange> moves = new ArrayList<>(sorted.size());
+        for (Change change : sorted) moves.add(GroupRows.StateChange.of(change));
+        GroupRows.marked(c, sql.groups, moves);
         return ApplyResult.APPLIED;
+    }
+
+    /**
+     * Writes {@code changes} atomically on {@code c}, inside the caller's transaction, with their
+     * marks; a refusal rolls the whole transaction back and is returned.
+     */
+    public ApplyResult writeAll(Connection c, List<Change> changes) throws SQLException {
+        StoreChecks.requireDistinctTasks(changes);
+        return write(c, changes, c::rollback);
     }
 
     /** Checks versions, command keys and payloads in the order given; returns the first refusal, or null. */

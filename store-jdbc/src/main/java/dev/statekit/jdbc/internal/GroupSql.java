@@ -1,0 +1,164 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.jdbc.Dialect;
+
+/**
+ * The SQL text of one store's groups: the group rows, their counts, the dependency edges and the
+ * marks (schema version 2). Table names come only from the validated prefix; every value is a bound
+ * parameter. Texts with a variable number of parameters are built per call.
+ */
+public final class GroupSql {
+    /** The columns of a group row, in the order {@link GroupRows#group} reads them. */
+    public static final String GROUP_COLUMNS = "owner_id, owner_machine, kind, sealed, total, resolution, hold, awaiting";
+
+    /** The groups table. */
+    public final String groups;
+    /** The group counts table. */
+    public final String counts;
+    /** The dependency edges table. */
+    public final String dependencies;
+    /** The marks table. */
+    public final String marks;
+
+    /** Locks a task against changes (PostgreSQL: shared; H2: exclusive) and returns its (id, machine, state). */
+    public final String lockShared;
+    /** Locks a task for update and returns its (id, machine, state). */
+    public final String lockTask;
+    /** Selects a group row. */
+    public final String group;
+    /** Selects a group row with its counts, one row per count (none: one row of nulls), in one snapshot. */
+    public final String groupWithCounts;
+    /** Inserts a group row: owner, owner machine, kind, sealed, total, hold; not awaiting, never checked. */
+    public final String insertGroup;
+    /** Sets a group's total, sealed and hold flags: parameters total, sealed, hold, owner. */
+    public final String updateGroup;
+    /** Sets what a pass decided: total, resolution, awaiting, owner; the group is checked now. */
+    public final String resolveGroup;
+    /** Deletes a group's counts. */
+    public final String deleteCounts;
+    /** Inserts one count: owner, machine, state, n. */
+    public final String insertCount;
+    /** Inserts a dependency edge: owner, member, position. */
+    public final String insertDependency;
+    /** Selects the dependencies of a task, in the order given. */
+    public final String dependenciesOf;
+    /**
+     * Marks a task's change of state for every group it counts in: its parent's group of children,
+     * the groups of the tasks that depend on it, and its own group (a look, with no member machine).
+     * Parameters: machine, from, to, the kind of children, parent (null for none); machine, from, to,
+     * id; id. Each part is one index lookup: a task in no group costs one cheap statement.
+     */
+    public final String markChange;
+    /** Inserts a mark: owner, owner machine, member machine (null for a look), from state, to state. */
+    public final String insertMark;
+    /** Counts the marks. */
+    public final String pendingMarks;
+    /** Selects the members of a group of children in one state after an id: owner, machine, state, after id, limit. */
+    public final String childrenInState;
+    /** Selects the members of a group of dependencies in one state after an id: owner, machine, state, after id, limit. */
+    public final String dependenciesInState;
+    /** Deletes the groups, counts, edges and marks of a deleted task: one statement each, parameter the task. */
+    public final String[] deleteOwned;
+
+    private final Dialect dialect;
+    private final String tasks;
+    private final String nextCheck;
+
+    /** Builds the SQL of a store's groups; {@code prefix} must have been validated. */
+    public GroupSql(Dialect dialect, String prefix) {
+        boolean pg = dialect == Dialect.POSTGRESQL;
+        String text = pg ? "text" : "varchar";
+        this.dialect = dialect;
+        tasks = prefix + "tasks";
+        groups = prefix + "groups";
+        counts = prefix + "group_counts";
+        dependencies = prefix + "dependencies";
+        marks = prefix + "marks";
+        nextCheck = pg ? "nextval('" + prefix + "check_seq')" : "next value for " + prefix + "check_seq";
+
+        // H2 has no shared row locks.
+        lockShared = "select id, machine, state from " + tasks + " where id = ? for " + (pg ? "share" : "update");
+        lockTask = "select id, machine, state from " + tasks + " where id = ? for update";
+        group = "select " + GROUP_COLUMNS + " from " + groups + " where owner_id = ?";
+        groupWithCounts = "select g.owner_id, g.owner_machine, g.kind, g.sealed, g.total, g.resolution, g.hold, g.awaiting,"
+                + " c.machine, c.state, c.n from " + groups + " g left join " + counts + " c on c.owner_id = g.owner_id"
+                + " where g.owner_id = ?";
+        insertGroup = "insert into " + groups + " (" + GROUP_COLUMNS + ", checked) values (?, ?, ?, ?, ?, null, ?, false, 0)";
+        updateGroup = "update " + groups + " set total = ?, sealed = ?, hold = ? where owner_id = ?";
+        resolveGroup = "update " + groups + " set total = ?, resolution = ?, awaiting = ?, checked = " + nextCheck
+                + " where owner_id = ?";
+        deleteCounts = "delete from " + counts + " where owner_id = ?";
+        insertCount = "insert into " + counts + " (owner_id, machine, state, n) values (?, ?, ?, ?)";
+        insertDependency = "insert into " + dependencies + " (owner_id, member_id, position) values (?, ?, ?)";
+        dependenciesOf = "select member_id from " + dependencies + " where owner_id = ? order by position";
+        String member = "cast(? as " + text + "), cast(? as " + text + "), cast(? as " + text + ")";
+        markChange = "insert into " + marks + " (owner_id, owner_machine, member_machine, from_state, to_state)"
+                + " select g.owner_id, g.owner_machine, " + member + " from " + groups + " g where g.kind = ? and g.owner_id = ?"
+                + " union all select g.owner_id, g.owner_machine, " + member + " from " + dependencies + " d join " + groups
+                + " g on g.owner_id = d.owner_id where d.member_id = ?"
+                + " union all select g.owner_id, g.owner_machine, cast(null as " + text + "), cast(null as " + text + "),"
+                + " cast(null as " + text + ") from " + groups + " g where g.owner_id = ?";
+        insertMark = "insert into " + marks + " (owner_id, owner_machine, member_machine, from_state, to_state) values (?, ?, ?, ?, ?)";
+        pendingMarks = "select count(*) from " + marks;
+        String inState = " and machine = ? and state = ? and id > ? order by id limit ?";
+        childrenInState = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where parent_id = ?" + inState;
+        dependenciesInState = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in (select member_id from "
+                + dependencies + " where owner_id = ?)" + inState;
+        deleteOwned = new String[] {
+            "delete from " + groups + " where owner_id = ?",
+            "delete from " + counts + " where owner_id = ?",
+            "delete from " + dependencies + " where owner_id = ?",
+            "delete from " + marks + " where owner_id = ?"};
+    }
+
+    /** The condition, on a query of the tasks table, that a task's parent does not hold its group's members. */
+    public String notHeld() {
+        return " and (" + tasks + ".parent_id is null or not exists (select 1 from " + groups + " h where h.owner_id = "
+                + tasks + ".parent_id and h.hold = true))";
+    }
+
+    /** The conditions, on a query of the tasks table as {@code t}, that no mark waits for {@code t} and no task depends on it. */
+    public String unclaimedByGroups() {
+        return " and not exists (select 1 from " + marks + " m where m.owner_id = t.id)"
+                + " and not exists (select 1 from " + dependencies + " d where d.member_id = t.id)";
+    }
+
+    /** Selects the owners of marks of {@code machines} owner machines, oldest mark first, one row per mark: parameters the machines, limit. */
+    public String marked(int machines) {
+        return "select owner_id from " + marks + " where owner_machine in " + Sql.params(machines) + " order by id limit ?";
+    }
+
+    /** Selects owners of awaiting groups of {@code machines} machines, least recently checked first: parameters the machines, limit. */
+    public String awaiting(int machines) {
+        return "select owner_id from " + groups + " where awaiting = true and owner_machine in " + Sql.params(machines)
+                + " order by checked, owner_id limit ?";
+    }
+
+    /** Locks, skipping those other transactions hold, owners among {@code n} ids, and returns them as tasks in id order. */
+    public String lockOwners(int n) {
+        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + Sql.params(n) + " order by id for update skip locked";
+    }
+
+    /** Selects groups of {@code n} owners ({@link #GROUP_COLUMNS}). */
+    public String groupsOf(int n) {
+        return "select " + GROUP_COLUMNS + " from " + groups + " where owner_id in " + Sql.params(n);
+    }
+
+    /** Selects (owner, machine, state, n) of the counts of {@code n} owners. */
+    public String countsOf(int n) {
+        return "select owner_id, machine, state, n from " + counts + " where owner_id in " + Sql.params(n);
+    }
+
+    /** Deletes every mark of {@code n} owners, returning (owner, id, member machine, from, to) of each. */
+    public String takeMarks(int n) {
+        String delete = "delete from " + marks + " where owner_id in " + Sql.params(n);
+        String columns = "owner_id, id, member_machine, from_state, to_state";
+        return dialect == Dialect.POSTGRESQL ? delete + " returning " + columns : "select " + columns + " from old table (" + delete + ")";
+    }
+
+    /** Deletes the marks of those of {@code n} owners that no longer exist (deleted while a member's change marked them). */
+    public String deleteOrphanMarks(int n) {
+        return "delete from " + marks + " where owner_id in " + Sql.params(n)
+                + " and not exists (select 1 from " + tasks + " t where t.id = " + marks + ".owner_id)";
+    }
+}
