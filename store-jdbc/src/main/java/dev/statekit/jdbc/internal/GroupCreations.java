@@ -135,7 +135,7 @@ final class GroupCreations {
             ps.setString(3, GroupKind.DEPENDENCIES.name());
             ps.setBoolean(4, true);
             ps.setLong(5, spec.dependsOn().size());
-            ps.setBoolean(6, false);
+            ps.setBoolean(6, true);          // held until a pass releases it
         });
         GroupRows.writeCounts(c, sql, owner, counts);
         try (PreparedStatement ps = c.prepareStatement(sql.insertDependency)) {

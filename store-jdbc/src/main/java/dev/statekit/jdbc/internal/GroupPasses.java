@@ -169,7 +169,10 @@ public final class GroupPasses {
                 ps.setLong(1, records.get(owner).total());
                 Rows.setString(ps, 2, r.resolution());
                 ps.setBoolean(3, r.awaiting());
-                ps.setLong(4, owner);
+                Boolean hold = r.hold();
+                if (hold == null) ps.setNull(4, java.sql.Types.BOOLEAN);
+                else ps.setBoolean(4, hold);
+                ps.setLong(5, owner);
                 ps.addBatch();
             }
             ps.executeBatch();

@@ -85,8 +85,8 @@ public final class GroupSql {
                 + " where g.owner_id = ?";
         insertGroup = "insert into " + groups + " (" + GROUP_COLUMNS + ", checked) values (?, ?, ?, ?, ?, null, ?, false, 0)";
         updateGroup = "update " + groups + " set total = ?, sealed = ?, hold = ? where owner_id = ?";
-        resolveGroup = "update " + groups + " set total = ?, resolution = ?, awaiting = ?, checked = " + nextCheck
-                + " where owner_id = ?";
+        resolveGroup = "update " + groups + " set total = ?, resolution = ?, awaiting = ?, hold = coalesce(?, hold), checked = "
+                + nextCheck + " where owner_id = ?";
         deleteCounts = "delete from " + counts + " where owner_id = ?";
         insertCount = "insert into " + counts + " (owner_id, machine, state, n) values (?, ?, ?, ?)";
         insertDependency = "insert into " + dependencies + " (owner_id, member_id, position) values (?, ?, ?)";
@@ -111,10 +111,13 @@ public final class GroupSql {
             "delete from " + marks + " where owner_id = ?"};
     }
 
-    /** The condition, on a query of the tasks table, that a task's parent does not hold its group's members. */
+    /**
+     * The condition, on a query of the tasks table, that a task is not held: neither its parent holds
+     * its group's members, nor its own dependencies hold it.
+     */
     public String notHeld() {
-        return " and (" + tasks + ".parent_id is null or not exists (select 1 from " + groups + " h where h.owner_id = "
-                + tasks + ".parent_id and h.hold = true))";
+        return " and not exists (select 1 from " + groups + " h where h.hold = true and (h.owner_id = " + tasks + ".parent_id"
+                + " and h.kind = 'CHILDREN' or h.owner_id = " + tasks + ".id and h.kind = 'DEPENDENCIES'))";
     }
 
     /** The conditions, on a query of the tasks table as {@code t}, that no mark waits for {@code t} and no task depends on it. */
