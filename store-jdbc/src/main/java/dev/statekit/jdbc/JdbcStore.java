@@ -176,9 +176,9 @@ public final class JdbcStore implements Store {
     /**
      * {@inheritDoc}
      *
-     * <p>Writes in one transaction, with one notification: tasks without an idempotency key are
-     * inserted by up to 1,000 per statement, the others one by one. When a payload is over the
-     * limit, nothing is written.
+     * <p>Writes in one transaction, with one notification: tasks without an idempotency key or
+     * dependencies are inserted by up to 1,000 per statement, the others one by one. When a payload
+     * is over the limit, a dependency is missing or a parent's group is sealed, nothing is written.
      */
     @Override
     public List<CreateResult> createAll(List<NewTask> specs) {
