@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * the store create what is missing ({@link Builder#createSchemaIfMissing(boolean)}).
  *
  * <p>Every write is one transaction: a change and its history entry, every change of an
- * {@link #applyAll}, and every task of a {@link #claim}. Claims lock the queue's control row, so
+ * {@link #applyAll}, and every task of a {@link #claim}, each with the marks of the groups the task
+ * counts in; a {@link #resolveGroups resolution pass} takes an owner's marks and writes its decision
+ * in one transaction too. Claims lock the queue's control row, so
  * the queue's concurrency limit holds across every process sharing the database, and take a task
  * only while it is at the version read (on H2 they also lock the rows they take). The store expects the databases' default
  * isolation, READ COMMITTED. Times are stored in UTC at microsecond precision: the records the
@@ -174,9 +176,9 @@ public final class JdbcStore implements Store {
     /**
      * {@inheritDoc}
      *
-     * <p>Writes in one transaction, with one notification: tasks without an idempotency key are
-     * inserted by up to 1,000 per statement, the others one by one. When a payload is over the
-     * limit, nothing is written.
+     * <p>Writes in one transaction, with one notification: tasks without an idempotency key or
+     * dependencies are inserted by up to 1,000 per statement, the others one by one. When a payload
+     * is over the limit, a dependency is missing or a parent's group is sealed, nothing is written.
      */
     @Override
     public List<CreateResult> createAll(List<NewTask> specs) {

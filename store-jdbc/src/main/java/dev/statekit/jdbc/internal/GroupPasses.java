@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Resolution passes, each one transaction: pick owners with marks (oldest mark first), then owners
@@ -44,8 +45,8 @@ public final class GroupPasses {
     private static final int RETRIES = 2;
 
     /** A mark as a pass takes it. */
-    private record Mark(long id, @org.jspecify.annotations.Nullable String machine, @org.jspecify.annotations.Nullable String from,
-                        @org.jspecify.annotations.Nullable String to) {}
+    private record Mark(long id, @Nullable String machine, @Nullable String from,
+                        @Nullable String to) {}
 
     /** How a pass ended: written, or refused (and rolled back) for one owner's decision. */
     private sealed interface Outcome permits Written, Refused {}
@@ -161,7 +162,7 @@ public final class GroupPasses {
                 wakes = true;
             }
             for (long id : r.cancels()) Jdbc.update(c, sql.requestCancel, ps -> ps.setLong(1, id));
-            if (marks.containsKey(owner)) GroupRows.writeCounts(c, gsql, owner, records.get(owner).counts());
+            if (countsMoved(marks.get(owner))) GroupRows.writeCounts(c, gsql, owner, records.get(owner).counts());
         }
         try (PreparedStatement ps = c.prepareStatement(gsql.resolveGroup)) {
             for (long owner : resolved) {      // in id order: the earlier owner is checked first
@@ -224,6 +225,13 @@ public final class GroupPasses {
         }
         for (List<Mark> list : taken.values()) list.sort((a, b) -> Long.compare(a.id(), b.id()));
         return taken;
+    }
+
+    /** Returns whether {@code marks} (null for none) hold a member's change, not only looks. */
+    private static boolean countsMoved(@Nullable List<Mark> marks) {
+        if (marks == null) return false;
+        for (Mark m : marks) if (m.machine() != null) return true;
+        return false;
     }
 
     /** Returns {@code counts} after {@code marks}; {@code total[0]} goes up by one for each creation. */

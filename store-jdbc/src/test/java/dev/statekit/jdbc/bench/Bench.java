@@ -99,10 +99,11 @@ final class Bench {
     /** Drops every table and sequence of {@code prefix}. */
     static void drop(TestPool pool, String prefix) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            for (String table : new String[] {"tasks", "history", "queues", "schema_version"}) {
+            for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups",
+                    "group_counts", "dependencies", "marks"}) {
                 s.execute("drop table if exists " + prefix + table);
             }
-            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq"}) {
+            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {
                 s.execute("drop sequence if exists " + prefix + sequence);
             }
         }

@@ -107,10 +107,11 @@ final class Pg {
     static void drop(DataSource ds, String prefix, String... extraTables) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String table : extraTables) s.execute("drop table if exists " + prefix + table + " cascade");
-            for (String table : new String[] {"tasks", "history", "queues", "schema_version"}) {
+            for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups",
+                    "group_counts", "dependencies", "marks"}) {
                 s.execute("drop table if exists " + prefix + table + " cascade");
             }
-            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq"}) {
+            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {
                 s.execute("drop sequence if exists " + prefix + sequence);
             }
         }
