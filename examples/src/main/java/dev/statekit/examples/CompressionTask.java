@@ -174,7 +174,8 @@ public final class CompressionTask {
                         "a running compression cannot be paused and resumed safely; pause the queue or cancel the task");
         // the user may cancel in every state that is not terminal (and so may a cancelled batch, as SYSTEM)
         for (State s : EnumSet.complementOf(EnumSet.of(State.COMPLETED, State.CANCELED))) {
-            b.row(s, Event.CANCEL, State.CANCELED).by(USER, SYSTEM).effect(CANCELED_BY_USER)
+            // a cancelled batch cancels its waiting files as SYSTEM; a running one only stops through its lease
+            b.row(s, Event.CANCEL, State.CANCELED).by(USER, s == State.RUNNING ? USER : SYSTEM).effect(CANCELED_BY_USER)
                     .label(s == State.RUNNING ? "cancel (safe stop)" : "cancel").add();
         }
         b.succeeded(State.COMPLETED).failed(State.FAILED).cancelled(State.CANCELED);

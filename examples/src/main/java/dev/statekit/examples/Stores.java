@@ -30,8 +30,8 @@ public final class Stores {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Stores.class);
     private static final AtomicInteger RUNS = new AtomicInteger();
-    private static final String[] TABLES = {"tasks", "history", "queues", "schema_version"};
-    private static final String[] SEQUENCES = {"fifo_seq", "front_seq", "fencing_seq"};
+    private static final String[] TABLES = {"tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks", "schema_version"};
+    private static final String[] SEQUENCES = {"fifo_seq", "front_seq", "fencing_seq", "check_seq"};
 
     private Stores() {}
 

@@ -49,14 +49,14 @@ class CompressionTaskTest extends MachineContract<State, Event> {
                 "BLOCKED UNBLOCK QUEUED S",
                 "QUEUED PAUSE PAUSED U",
                 "PAUSED RESUME QUEUED U",
-                "CREATED CANCEL CANCELED U",
-                "QUEUED CANCEL CANCELED U",
+                "CREATED CANCEL CANCELED SU",
+                "QUEUED CANCEL CANCELED SU",
                 "RUNNING CANCEL CANCELED U",
-                "RETRYING CANCEL CANCELED U",
-                "PAUSED CANCEL CANCELED U",
-                "FAILED CANCEL CANCELED U",
-                "INTERRUPTED CANCEL CANCELED U",
-                "BLOCKED CANCEL CANCELED U");
+                "RETRYING CANCEL CANCELED SU",
+                "PAUSED CANCEL CANCELED SU",
+                "FAILED CANCEL CANCELED SU",
+                "INTERRUPTED CANCEL CANCELED SU",
+                "BLOCKED CANCEL CANCELED SU");
     }
 
     @Override

@@ -31,12 +31,14 @@ class EtlTaskTest extends MachineContract<State, Event> {
     List<String> expectedRows() {
         return List.of(
                 "PENDING START_OCR MINERU_PARSING S",
-                "MINERU_PARSING OCR_DONE LLM_PROCESSING S [markdown-pointer]",
+                "MINERU_PARSING OCR_DONE POSTPROCESS_QUEUED S [markdown-pointer]",
+                "POSTPROCESS_QUEUED START_POSTPROCESS LLM_PROCESSING S",
+                "LLM_PROCESSING POSTPROCESS_RELEASE POSTPROCESS_QUEUED S",
                 "MINERU_PARSING OCR_FAILED FAILED S [error-reported]",
                 "LLM_PROCESSING POSTPROCESS_DONE COMPLETED S",
                 "LLM_PROCESSING POSTPROCESS_FAILED FAILED S [error-reported]",
                 "PENDING CANCEL CANCELLED U",
-                "FAILED RETRY LLM_PROCESSING U [from-stage-postprocess]",
+                "FAILED RETRY POSTPROCESS_QUEUED U [from-stage-postprocess]",
                 "FAILED RETRY PENDING U [from-stage-mineru]");
     }
 
@@ -53,6 +55,7 @@ class EtlTaskTest extends MachineContract<State, Event> {
     @Override
     Map<String, String> namedRefusals() {
         return Map.of("MINERU_PARSING/CANCEL", EtlTask.TASK_ALREADY_STARTED,
+                "POSTPROCESS_QUEUED/CANCEL", EtlTask.TASK_ALREADY_STARTED,
                 "LLM_PROCESSING/CANCEL", EtlTask.TASK_ALREADY_STARTED);
     }
 
@@ -62,7 +65,7 @@ class EtlTaskTest extends MachineContract<State, Event> {
         return switch (row.event()) {
             case OCR_DONE -> c.set(MARKDOWN_KEY, MARKDOWN);
             case OCR_FAILED, POSTPROCESS_FAILED -> c.error(error("STAGE_FAILED", "stage failed"));
-            case RETRY -> c.set(FROM_STAGE, row.to() == State.LLM_PROCESSING ? "postprocess" : "mineru");
+            case RETRY -> c.set(FROM_STAGE, row.to() == State.POSTPROCESS_QUEUED ? "postprocess" : "mineru");
             default -> c;
         };
     }
@@ -80,6 +83,7 @@ class EtlTaskTest extends MachineContract<State, Event> {
     long postprocessFailed() {
         long id = parsing();
         apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+        apply(id, Event.START_POSTPROCESS, SYSTEM);
         apply(id, Event.POSTPROCESS_FAILED, SYSTEM.error(error("LLM_TIMEOUT", "timed out")));
         return id;
     }
@@ -89,7 +93,10 @@ class EtlTaskTest extends MachineContract<State, Event> {
         long id = parsing();
         assertThat(task(id).attribute(PHASE)).isEqualTo("ocr");
         assertThat(task(id).attribute(ATTEMPT_OCR)).isEqualTo("1");
-        var llm = apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+        var queued = apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+        assertThat(queued.state()).isEqualTo(State.POSTPROCESS_QUEUED);
+        assertThat(EtlHost.fields(queued)).containsEntry("status", "llm_processing");     // the seed's status values are kept
+        var llm = apply(id, Event.START_POSTPROCESS, SYSTEM);
         assertThat(llm.state()).isEqualTo(State.LLM_PROCESSING);
         assertThat(llm.attribute(PHASE)).isEqualTo("postprocess");
         assertThat(llm.attribute(ATTEMPT_POSTPROCESS)).isEqualTo("1");
@@ -111,6 +118,7 @@ class EtlTaskTest extends MachineContract<State, Event> {
         for (long id : new long[] {skip.id(), custom.id()}) {
             apply(id, Event.START_OCR, SYSTEM);
             apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN));
+            apply(id, Event.START_POSTPROCESS, SYSTEM);
             assertThat(apply(id, Event.POSTPROCESS_DONE, SYSTEM).state()).isEqualTo(State.COMPLETED);
         }
     }
@@ -133,14 +141,15 @@ class EtlTaskTest extends MachineContract<State, Event> {
     void aFinishedOcrStageMustReportTheMarkdownPointer() {
         long id = parsing();
         refuse(id, Event.OCR_DONE, SYSTEM, RefusalCode.GUARD_REFUSED, EtlTask.MARKDOWN_POINTER_MISSING);
-        assertThat(apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN)).state()).isEqualTo(State.LLM_PROCESSING);
+        assertThat(apply(id, Event.OCR_DONE, SYSTEM.set(MARKDOWN_KEY, MARKDOWN)).state()).isEqualTo(State.POSTPROCESS_QUEUED);
     }
 
     @Test
     void retryFromPostprocessReusesTheOcrMarkdown() {
         long id = postprocessFailed();
         assertThat(EtlHost.fields(task(id))).containsEntry("error_code", "LLM_TIMEOUT").containsEntry("error_message", "timed out");
-        var llm = apply(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess"));
+        assertThat(apply(id, Event.RETRY, ALICE.set(FROM_STAGE, "postprocess")).state()).isEqualTo(State.POSTPROCESS_QUEUED);
+        var llm = apply(id, Event.START_POSTPROCESS, SYSTEM);
         assertThat(llm.state()).isEqualTo(State.LLM_PROCESSING);
         assertThat(llm.attribute(ATTEMPT_POSTPROCESS)).isEqualTo("2");
         assertThat(llm.attribute(ATTEMPT_OCR)).isEqualTo("1");
