@@ -3,6 +3,7 @@ package dev.statekit.core;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
+import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskRecord;
@@ -51,7 +52,8 @@ final class Batches {
             TransitionEngine.Request<?, ?> r = requests.get(i);
             TaskRecord known = r.known();
             TaskRecord t = known != null ? known : current.get(r.taskId());
-            if (t == null || r.command().idempotencyKey() != null || !TransitionEngine.sameName(t.machine(), r.machine().name())) {
+            if (t == null || r.command().idempotencyKey() != null || !TransitionEngine.sameName(t.machine(), r.machine().name())
+                    || r.machine().children() != null) {       // a parent's change may hold its children: written alone
                 outcomes[i] = fireAlone(r);
                 continue;
             }
@@ -109,7 +111,10 @@ final class Batches {
                 }
             }
             if (changes.isEmpty()) return new BatchOutcome(List.of(outcomes), null, -1);
-            ApplyResult result = store.applyAll(changes);
+            List<Machine<?, ?>> machines = new ArrayList<>(changes.size());
+            for (int i = 0; i < fires.size(); i++) if (outcomes[i] == null) machines.add(fires.get(i).machine());
+            List<GroupWrite> holds = Groups.holds(machines, changes);
+            ApplyResult result = holds.isEmpty() ? store.applyAll(changes) : store.applyAll(changes, holds);
             if (result.applied()) {
                 int c = 0;
                 for (int i = 0; i < fires.size(); i++) {

@@ -2,6 +2,7 @@ package dev.statekit.core;
 
 import dev.statekit.core.spi.Clock;
 import dev.statekit.store.ApplyResult;
+import dev.statekit.store.Change;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.MemberState;
@@ -41,6 +42,32 @@ final class Groups {
             throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "machine " + parent.name() + " declares no children (MachineBuilder.children)");
         }
         return c;
+    }
+
+    /**
+     * Returns the hold the change of a parent writes with it: its children are held from the same
+     * write that moves it into a hold or cancel state, and released by the one that moves it out;
+     * null when the change does neither (or the machine has no children).
+     */
+    static <S extends Enum<S>, E extends Enum<E>> @org.jspecify.annotations.Nullable GroupWrite hold(Machine<S, E> machine, Change change) {
+        Children<S, E> c = machine.children();
+        if (c == null) return null;
+        S from = machine.state(change.entry().from());
+        S to = machine.state(change.entry().to());
+        if (from == null || to == null) return null;
+        boolean was = c.holdIn().contains(from) || c.cancelIn().contains(from);
+        boolean is = c.holdIn().contains(to) || c.cancelIn().contains(to);
+        return was == is ? null : GroupWrite.hold(change.next().id(), is);
+    }
+
+    /** The group writes of {@code changes} by the machines that made them: the holds they write. */
+    static List<GroupWrite> holds(List<? extends Machine<?, ?>> machines, List<Change> changes) {
+        List<GroupWrite> writes = new ArrayList<>();
+        for (int i = 0; i < changes.size(); i++) {
+            GroupWrite w = hold(machines.get(i), changes.get(i));
+            if (w != null) writes.add(w);
+        }
+        return writes;
     }
 
     /** The children's descriptions, each under {@code parentId}. */

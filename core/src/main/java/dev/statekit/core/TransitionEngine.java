@@ -258,7 +258,14 @@ public final class TransitionEngine {
             Decision<S> decision = Decider.decide(machine, current, event, command, adjust, clock.now());
             if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
             Change change = ((Decision.Write<S>) decision).change();
-            ApplyResult result = groupWrites.isEmpty() ? store.apply(change) : store.applyAll(List.of(change), groupWrites);
+            GroupWrite hold = Groups.hold(machine, change);
+            List<GroupWrite> writes = groupWrites;
+            if (hold != null) {
+                writes = new ArrayList<>(groupWrites.size() + 1);
+                for (GroupWrite w : groupWrites) writes.add(w.parentId() == taskId ? new GroupWrite(taskId, w.children(), w.seal(), hold.hold()) : w);
+                if (writes.stream().noneMatch(w -> w.parentId() == taskId)) writes.add(hold);
+            }
+            ApplyResult result = writes.isEmpty() ? store.apply(change) : store.applyAll(List.of(change), writes);
             switch (result.status()) {
                 case APPLIED:
                     return applied(machine, change);

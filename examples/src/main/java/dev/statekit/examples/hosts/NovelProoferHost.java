@@ -192,11 +192,21 @@ public final class NovelProoferHost implements AutoCloseable {
     }
 
     /**
-     * Pauses a job in its process phase: its pending chunks are held, and its processing chunks'
-     * workers are asked to stop, which puts them back to pending (their result is not kept).
+     * Pauses a job in its process phase: its pending chunks are held, and its in-flight chunks go
+     * back to pending (a processing chunk's worker is asked to stop; its result is not kept). The
+     * job's change is enough: the group resolver holds the chunks and stops the in-flight ones in
+     * every process; the chunks this host runs are stopped here at once as well.
      */
     public Outcome<NovelProoferJob.State> pause(long job, String user) {
-        return engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE, Command.user(user).reason("/pause"));
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE,
+                Command.user(user).reason("/pause"));
+        if (!o.isApplied()) return o;
+        for (Task<NovelProoferChunk.State> chunk : chunks(job)) {
+            if (chunk.state() == NovelProoferChunk.State.PROCESSING || chunk.state() == NovelProoferChunk.State.RETRYING) {
+                runtime.cancel(NovelProoferChunk.MACHINE, chunk.id(), Command.system().actor(runtime.owner()).reason("pause"));
+            }
+        }
+        return o;
     }
 
     /**

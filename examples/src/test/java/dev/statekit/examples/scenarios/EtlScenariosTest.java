@@ -63,7 +63,7 @@ class EtlScenariosTest {
 
         Task<State> t = host.task(id);
         assertThat(t.state()).isEqualTo(State.COMPLETED);
-        assertThat(events(host.engine(), id)).containsExactly("START_OCR", "OCR_DONE", "POSTPROCESS_DONE");
+        assertThat(events(host.engine(), id)).containsExactly("START_OCR", "OCR_DONE", "START_POSTPROCESS", "POSTPROCESS_DONE");
         assertThat(t.attribute(EtlTask.MARKDOWN_KEY)).isEqualTo("s3://etl/" + id + "/mineru-1.md");
         assertThat(t.attribute(EtlHost.RESULT_KEY)).isEqualTo("s3://etl/" + id + "/result.json");
         assertThat(t.attribute(EtlTask.PHASE)).isEqualTo("finalize");
@@ -94,8 +94,9 @@ class EtlScenariosTest {
                 r -> assertThat(r.code().httpStatus()).isEqualTo(409));
         assertThat(host.task(started).state()).isEqualTo(State.MINERU_PARSING);
 
-        executor.runNext();                     // the OCR job ends; post-processing is chained
-        assertThat(host.task(started).state()).isEqualTo(State.LLM_PROCESSING);
+        executor.runNext();                     // the OCR job ends; post-processing is chained in the same write
+        assertThat(host.task(started).state()).isEqualTo(State.POSTPROCESS_QUEUED);
+        assertThat(EtlHost.fields(host.task(started))).containsEntry("status", "llm_processing");
         assertThat(refusal(host.cancel(started, "alice"))).isEqualTo(EtlTask.TASK_ALREADY_STARTED);
 
         executor.runAll();
@@ -123,18 +124,19 @@ class EtlScenariosTest {
 
         Outcome<State> retried = host.retry(id, "postprocess", "alice");
         Task<State> again = retried.orElseThrow().task();
-        assertThat(again.state()).isEqualTo(State.LLM_PROCESSING);
+        assertThat(again.state()).isEqualTo(State.POSTPROCESS_QUEUED);
         assertThat(EtlHost.fields(again)).doesNotContainKey("error_code");
-        assertThat(again.attribute(EtlTask.ATTEMPT_POSTPROCESS)).isEqualTo("2");
         executor.runAll();
 
         Task<State> done = host.task(id);
         assertThat(done.state()).isEqualTo(State.COMPLETED);
         assertThat(done.attribute(EtlTask.MARKDOWN_KEY)).isEqualTo(markdown);
         assertThat(done.attribute(EtlTask.ATTEMPT_OCR)).isEqualTo("1");
+        assertThat(done.attribute(EtlTask.ATTEMPT_POSTPROCESS)).isEqualTo("2");
         assertThat(ocrRuns).as("OCR ran once").containsExactly(id);
         assertThat(postRuns).containsExactly(markdown + " chunked-extract", markdown + " chunked-extract");
-        assertThat(events(host.engine(), id)).containsExactly("START_OCR", "OCR_DONE", "POSTPROCESS_FAILED", "RETRY", "POSTPROCESS_DONE");
+        assertThat(events(host.engine(), id)).containsExactly("START_OCR", "OCR_DONE", "START_POSTPROCESS", "POSTPROCESS_FAILED", "RETRY",
+                "START_POSTPROCESS", "POSTPROCESS_DONE");
     }
 
     @Test
@@ -189,7 +191,34 @@ class EtlScenariosTest {
         other.runAll();
         assertThat(survivor.task(id).state()).isEqualTo(State.COMPLETED);
         assertThat(events(survivor.engine(), id)).containsExactly("START_OCR", "OCR_FAILED", "RETRY", "START_OCR", "OCR_DONE",
-                "POSTPROCESS_DONE");
+                "START_POSTPROCESS", "POSTPROCESS_DONE");
+    }
+
+    @Test
+    void etlPostprocessingLeftRunningByADeadHostIsRecoveredByAnotherAndRunsOnce() {
+        EtlHost crashed = host("etl-1", executor);
+        crashed.start();
+        long id = crashed.submit("report.pdf", null, "direct-json");
+        while (crashed.task(id).state() != State.LLM_PROCESSING) assertThat(executor.runNext()).isTrue();
+        crashed.runtime().halt();
+        executor.drop();                        // the post-processing worker is lost with the process
+        assertThat(postRuns).isEmpty();
+        assertThat(crashed.task(id).record().lease()).isNotNull();
+
+        ManualExecutor survivorExecutor = new ManualExecutor();
+        EtlHost survivor = host("etl-2", survivorExecutor);
+        survivor.start();
+        survivorExecutor.runAll();
+        assertThat(survivor.task(id).state()).as("leased: nobody else runs it").isEqualTo(State.LLM_PROCESSING);
+        assertThat(postRuns).isEmpty();
+        clock.advance(Duration.ofSeconds(31));
+        survivorExecutor.runAll();
+        Task<State> done = survivor.task(id);
+        assertThat(done.state()).isEqualTo(State.COMPLETED);
+        assertThat(done.attribute(EtlTask.ATTEMPT_POSTPROCESS)).isEqualTo("2");
+        assertThat(postRuns).hasSize(1);
+        assertThat(events(survivor.engine(), id)).containsExactly("START_OCR", "OCR_DONE", "START_POSTPROCESS", "POSTPROCESS_RELEASE",
+                "START_POSTPROCESS", "POSTPROCESS_DONE");
     }
 
     @Test
@@ -197,20 +226,17 @@ class EtlScenariosTest {
         EtlHost crashed = host("etl-1", executor);
         crashed.start();
         long id = crashed.submit("report.pdf", null, "direct-json");
-        executor.runNext();                     // claimed
-        executor.runNext();                     // OCR done; the post-processing job is queued
-        assertThat(crashed.task(id).state()).isEqualTo(State.LLM_PROCESSING);
+        while (crashed.task(id).state() != State.LLM_PROCESSING) assertThat(executor.runNext()).isTrue();
         crashed.runtime().halt();
-        executor.drop();                        // the queued post-processing job is lost with the process
+        executor.drop();                        // the post-processing worker is lost with the process
         assertThat(postRuns).isEmpty();
 
         ManualExecutor restarted = new ManualExecutor();
-        EtlHost host = host("etl-1", restarted);
+        EtlHost host = host("etl-1", restarted);   // the same owner: its leases are healed at start
         host.start();
         restarted.runAll();
         Task<State> done = host.task(id);
         assertThat(done.state()).isEqualTo(State.COMPLETED);
-        assertThat(done.attribute(EtlTask.ATTEMPT_POSTPROCESS)).isEqualTo("1");
         assertThat(postRuns).hasSize(1);
     }
 }

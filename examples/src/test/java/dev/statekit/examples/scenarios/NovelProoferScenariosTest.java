@@ -151,7 +151,7 @@ class NovelProoferScenariosTest {
         Task<NovelProoferJob.State> paused = host.job(job);
         assertThat(paused.state()).isEqualTo(NovelProoferJob.State.PAUSED);
         assertThat(paused.attribute(NovelProoferJob.PHASE)).isEqualTo(NovelProoferJob.PROCESS);
-        assertThat(host.engine().store().queue(NovelProoferHost.QUEUE).paused()).isTrue();
+        assertThat(host.engine().store().queue(NovelProoferHost.QUEUE).paused()).as("only this job's chunks are held").isFalse();
         Task<State> released = host.chunks(job).get(0);
         assertThat(released.state()).isEqualTo(State.PENDING);
         assertThat(last(host.engine(), retrying).reason()).isEqualTo("pause");
@@ -160,6 +160,7 @@ class NovelProoferScenariosTest {
         assertThat(released.record().notBefore()).as("a pause does not shorten the back-off").isEqualTo(notBefore);
 
         executor.runAll();                      // the processing chunk's worker sees the stop; the chunk is released
+        assertThat(host.engine().store().group(job).orElseThrow().hold()).isTrue();
         Task<State> stopped = host.chunks(job).get(1);
         assertThat(stopped.state()).isEqualTo(State.PENDING);
         assertThat(stopped.record().lease()).isNull();
