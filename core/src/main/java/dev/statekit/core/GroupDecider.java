@@ -36,6 +36,7 @@ final class GroupDecider implements GroupResolver {
 
     private final Map<String, Machine<?, ?>> machines;
     private final Instant now;
+    private final Map<Long, Change> decided = new java.util.LinkedHashMap<>();
 
     GroupDecider(Map<String, Machine<?, ?>> machines, Instant now) {
         this.machines = machines;
@@ -67,7 +68,14 @@ final class GroupDecider implements GroupResolver {
     public Resolution resolve(View view) {
         Machine<?, ?> owner = machines.get(view.owner().machine());
         if (owner == null) return Resolution.keep(view.group());
-        return view.group().kind() == GroupKind.CHILDREN ? children(owner, view) : dependencies(owner, view);
+        Resolution r = view.group().kind() == GroupKind.CHILDREN ? children(owner, view) : dependencies(owner, view);
+        for (Change c : r.changes()) decided.put(c.next().id(), c);
+        return r;
+    }
+
+    /** Returns the changes decided (by the last decision for each task), for the listeners once the pass is written. */
+    List<Change> decided() {
+        return List.copyOf(decided.values());
     }
 
     // --- children ------------------------------------------------------------------------------

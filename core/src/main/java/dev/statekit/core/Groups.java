@@ -124,11 +124,31 @@ final class Groups {
         if (owners.isEmpty()) return 0;
         int total = 0;
         for (int i = 0; i < maxPasses; i++) {
-            int n = store.resolveGroups(owners, clock.now(), PASS_SIZE, new GroupDecider(known, clock.now()));
+            GroupDecider decider = new GroupDecider(known, clock.now());
+            int n = store.resolveGroups(owners, clock.now(), PASS_SIZE, decider);
             total += n;
-            if (n < PASS_SIZE) break;
+            announce(known, decider.decided());
+            // a pass's own changes mark other groups (a settled batch its dependents): go on while it left marks
+            if (n == 0 || (n < PASS_SIZE && store.pendingMarks() == 0)) break;
         }
         return total;
+    }
+
+    /**
+     * Tells the engine's listeners (display, logging, metrics) of the changes a pass wrote: those
+     * whose task is now at the version the change made (a pass that was undone and run again may
+     * have decided some that it did not write).
+     */
+    private void announce(Map<String, Machine<?, ?>> known, List<Change> decided) {
+        if (decided.isEmpty()) return;
+        List<Long> ids = new ArrayList<>(decided.size());
+        for (Change c : decided) ids.add(c.next().id());
+        Map<Long, TaskRecord> now = store.findAll(ids);
+        for (Change c : decided) {
+            TaskRecord t = now.get(c.next().id());
+            Machine<?, ?> m = known.get(c.next().machine());
+            if (t != null && m != null && t.version() == c.next().version()) engine.announce(m.name(), t, c.entry());
+        }
     }
 
     /** The machines a resolution may meet: the owners, their children's, their dependencies'. */

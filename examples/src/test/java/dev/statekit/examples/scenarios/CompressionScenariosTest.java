@@ -11,10 +11,13 @@ import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkContext;
+import dev.statekit.examples.CompressionBatch;
 import dev.statekit.examples.CompressionTask;
 import dev.statekit.examples.CompressionTask.State;
 import dev.statekit.examples.hosts.CompressionHost;
 import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.time.Duration;
@@ -455,5 +458,54 @@ class CompressionScenariosTest {
         assertThat(done.state()).isEqualTo(State.COMPLETED);
         assertThat(done.record().lastError().code()).as("kept after the success, as history").isEqualTo("INPUT_MISSING");
         assertThat(events(host.engine(), x)).containsExactly("ENQUEUE", "START", "FAIL", "RETRY", "START", "SUCCEED");
+    }
+
+    @Test
+    void aBatchSummaryRunsOnceAfterEveryFileIsCompressed() {
+        CompressionHost host = host();
+        host.start();
+        CompressionHost.Batch batch = host.addBatch("batch-1", List.of(new CompressionHost.File("a.log", 1000, CompressionTask.NORMAL),
+                new CompressionHost.File("b.log", 2000, CompressionTask.NORMAL), new CompressionHost.File("c.log", 3000, CompressionTask.NORMAL)));
+        assertThat(host.addBatch("batch-1", List.of(new CompressionHost.File("a.log", 1000, CompressionTask.NORMAL))))
+                .as("the same key adds nothing").isEqualTo(batch);
+        executor.runAll();
+        assertThat(order()).containsExactly("a.log", "b.log", "c.log");
+        assertThat(store.find(batch.batchId()).orElseThrow().state()).isEqualTo(CompressionBatch.BatchState.COMPLETED.name());
+        TaskRecord summary = store.find(batch.summaryId()).orElseThrow();
+        assertThat(summary.state()).isEqualTo(CompressionBatch.SummaryState.DONE.name());
+        assertThat(summary.attributes().get(CompressionHost.SUMMARY)).isEqualTo("3 files, 6000 bytes in, 300 bytes out");
+        assertThat(host.batchProgress(batch.batchId()).succeeded()).isEqualTo(3);
+        assertThat(host.engine().history(batch.summaryId())).extracting(h -> h.event()).containsExactly("START", "SUCCEED");
+    }
+
+    @Test
+    void aBatchWithAFailedFileFailsItsSummaryInsteadOfLeavingItWaiting() {
+        CompressionHost host = host();
+        host.start();
+        script("bad.log", ctx -> {
+            throw new IllegalArgumentException("not a log file");
+        });
+        CompressionHost.Batch batch = host.addBatch("batch-2", List.of(new CompressionHost.File("ok.log", 10, CompressionTask.NORMAL),
+                new CompressionHost.File("bad.log", 10, CompressionTask.NORMAL)));
+        executor.runAll();
+        assertThat(store.find(batch.batchId()).orElseThrow().state()).isEqualTo(CompressionBatch.BatchState.FAILED.name());
+        assertThat(store.find(batch.summaryId()).orElseThrow().state()).isEqualTo(CompressionBatch.SummaryState.FAILED.name());
+        assertThat(host.engine().history(batch.summaryId())).extracting(h -> h.event()).containsExactly("BATCH_FAILED");
+    }
+
+    @Test
+    void cancellingABatchCancelsItsWaitingFilesAndItsSummary() {
+        CompressionHost host = host();
+        host.start();
+        host.pauseQueue();
+        CompressionHost.Batch batch = host.addBatch("batch-3", List.of(new CompressionHost.File("x.log", 10, CompressionTask.NORMAL),
+                new CompressionHost.File("y.log", 10, CompressionTask.NORMAL)));
+        host.cancelBatch(batch.batchId(), "alice").orElseThrow();
+        executor.runAll();
+        for (TaskRecord file : store.query(TaskQuery.all().parent(batch.batchId())).items()) {
+            assertThat(file.state()).isEqualTo(State.CANCELED.name());
+        }
+        assertThat(store.find(batch.summaryId()).orElseThrow().state()).isEqualTo(CompressionBatch.SummaryState.CANCELED.name());
+        assertThat(starts).isEmpty();
     }
 }

@@ -4,6 +4,7 @@ import static dev.statekit.examples.scenarios.Scripts.events;
 import static dev.statekit.examples.scenarios.Scripts.last;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Task;
 import dev.statekit.core.spi.ErrorClassifier;
 import dev.statekit.core.spi.ManualClock;
@@ -269,5 +270,39 @@ class NovelProoferScenariosTest {
         assertThat(done.attribute(NovelProoferJob.PHASE)).isEqualTo(NovelProoferJob.DONE);
         assertThat(events(host.engine(), job)).containsExactly("START", "VALIDATE_DONE", "START_PROCESS", "PROCESS_DONE",
                 "MERGE", "MERGE_DONE");
+    }
+
+    @Test
+    void aHostThatDiesAfterTheLastChunkCommitsLeavesTheJobToTheNextHost() {
+        NovelProoferHost host = host("proofer-1", executor);
+        host.start();
+        long job = processing(host, 3);
+        while (!host.chunks(job).stream().allMatch(c -> c.state() == State.DONE)) assertThat(executor.runNext()).isTrue();
+        host.runtime().halt();                  // dies before any pass: nothing in memory carries the job on
+        executor.drop();
+        assertThat(host.job(job).state()).isEqualTo(NovelProoferJob.State.RUNNING);
+
+        ManualExecutor other = new ManualExecutor();
+        NovelProoferHost next = host("proofer-2", other);
+        next.start();
+        other.runAll();
+        Task<NovelProoferJob.State> j = next.job(job);
+        assertThat(atMergeGate(j)).isTrue();
+        assertThat(j.attribute(NovelProoferHost.DONE_CHUNKS)).isEqualTo("3");
+        assertThat(events(next.engine(), job)).containsOnlyOnce("PROCESS_DONE");
+    }
+
+    @Test
+    void progressOfAJobIsOneReadOfItsChunkCounts() {
+        NovelProoferHost host = host("proofer-1", executor);
+        host.start();
+        failNext(1, http(400));
+        long job = processing(host, 4);
+        executor.runAll();
+        GroupProgress p = host.engine().progress(NovelProoferJob.MACHINE, job).orElseThrow();
+        assertThat(p.total()).isEqualTo(4);
+        assertThat(p.succeeded()).isEqualTo(3);
+        assertThat(p.failed()).isEqualTo(1);
+        assertThat(p.resolution()).isEqualTo(NovelProoferJob.Event.PROCESS_FAILED.name());
     }
 }

@@ -247,4 +247,20 @@ class ReadDoScenariosTest {
         assertThat(host.item(y).state()).isEqualTo(State.READY);
         assertThat(host.item(z).state()).isEqualTo(State.FAILED_AI);
     }
+
+    @Test
+    void readDoExportReplayedOnAnotherInstanceReturnsTheSameFile() {
+        ReadDoHost host = host("worker-1", clock, executor);
+        host.start();
+        long id = ready(host, "https://example.org/e");
+        ReadDoHost.Export first = host.export(id, "export-key-9", "alice");
+        assertThat(first.file()).isNotNull();
+
+        ReadDoHost other = host("worker-2", clock, new ManualExecutor());      // another instance, nothing in its memory
+        ReadDoHost.Export replay = other.export(id, "export-key-9", "bob");
+        assertThat(replay.outcome().orElseThrow().replayed()).isTrue();
+        assertThat(replay.file()).isEqualTo(first.file());
+        assertThat(replay.written()).isFalse();
+        assertThat(other.filesWritten()).isZero();
+    }
 }
