@@ -5,6 +5,7 @@ import dev.statekit.store.GroupKind;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.MemberState;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +32,10 @@ final class GroupDecider implements GroupResolver {
     static final String RELEASED = "released";
     /** The resolution of a group whose owner has ended, so that no event can ever be fired on it. */
     static final String OWNER_ENDED = "owner-ended";
+    /** The error code of a parent whose children failed. */
+    static final String CHILDREN_FAILED = "CHILDREN_FAILED";
+    /** How many failed children a parent's error names. */
+    static final int NAMED_FAILURES = 10;
     /** The actor of the commands the resolver fires. */
     static final String ACTOR = "statekit-groups";
 
@@ -111,6 +116,7 @@ final class GroupDecider implements GroupResolver {
             String attribute = policy.succeededAttribute();
             Command command = Command.system().actor(ACTOR).reason(reason);
             if (attribute != null) command = command.set(attribute, Long.toString(tally.succeeded()));
+            if (tally.failed() > 0 && settle == policy.whenFailed()) command = command.error(failures(policy.machine(), view, tally));
             Change fired = fire(owner, view.owner(), settle, command);
             if (fired != null) {
                 changes.add(0, fired);
@@ -131,6 +137,22 @@ final class GroupDecider implements GroupResolver {
         Change fired = reopen == null ? null : fire(owner, view.owner(), reopen, Command.system().actor(ACTOR).reason(reason));
         if (fired != null) changes.add(0, fired);
         return new Resolution(changes, List.of(), cancels, null, hold, more || settle != null);
+    }
+
+    /** The parent's error when children failed: which ones, with their own errors (the first {@value #NAMED_FAILURES}). */
+    private static <C extends Enum<C>, F extends Enum<F>> TaskError failures(Machine<C, F> child, View view, Tally tally) {
+        StringBuilder b = new StringBuilder().append(tally.failed()).append(" of ").append(tally.total()).append(" children failed: ");
+        int named = 0;
+        for (C s : child.states()) {
+            if (child.ending(s) != Ending.FAILED || named >= NAMED_FAILURES) continue;
+            for (TaskRecord m : view.members().inState(child.name(), s.name(), 0, NAMED_FAILURES - named)) {
+                TaskError e = m.lastError();
+                if (named++ > 0) b.append("; ");
+                b.append("task ").append(m.id()).append(e == null ? "" : " " + e.code() + " (" + e.message() + ")");
+            }
+        }
+        if (tally.failed() > named) b.append("; and ").append(tally.failed() - named).append(" more");
+        return new TaskError(CHILDREN_FAILED, b.toString(), false, null);
     }
 
     /**

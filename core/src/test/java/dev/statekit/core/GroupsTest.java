@@ -168,6 +168,22 @@ class GroupsTest {
         }
 
         @Test
+        void errorsAreAttributedToTheChildrenThatFailedWithTheirCodes() {
+            long job = startJob(JOB, 3);
+            List<TaskRecord> chunks = claim(10);
+            engine.fire(CHUNK, chunks.get(0).id(), ChunkEvent.FAIL, Command.system().error(new dev.statekit.store.TaskError("HTTP_400",
+                    "bad request", false, null)));
+            engine.fire(CHUNK, chunks.get(1).id(), ChunkEvent.FAIL, Command.system().error(new dev.statekit.store.TaskError("IO_ERROR",
+                    "disk full", true, null)));
+            finish(chunks.get(2), ChunkEvent.COMPLETE);
+            resolve(JOB);
+            dev.statekit.store.TaskError error = store.find(job).orElseThrow().lastError();
+            assertThat(error.code()).isEqualTo("CHILDREN_FAILED");
+            assertThat(error.message()).isEqualTo("2 of 3 children failed: task " + chunks.get(0).id() + " HTTP_400 (bad request); task "
+                    + chunks.get(1).id() + " IO_ERROR (disk full)");
+        }
+
+        @Test
         void failFastFailsTheParentOnTheFirstFailedChild() {
             Machine<JobState, JobEvent> ff = job(true);
             long job = startJob(ff, 3);
@@ -415,6 +431,26 @@ class GroupsTest {
             assertThat(claimSteps()).isEmpty();
             resolve(step);
             assertThat(claimSteps()).containsExactly(dependent);
+        }
+
+        @Test
+        void callbackFailuresAreRetriedLikeAnyTask() {
+            ManualExecutor executor = new ManualExecutor();
+            int[] runs = {0};
+            TaskRuntime rt = TaskRuntime.builder(engine).owner("r").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
+                    .register(step, ctx -> ++runs[0] == 2 ? WorkResult.retryable("REPORT_STORE_DOWN", "503") : WorkResult.success())
+                    .build();
+            rt.start();
+            long upstream = engine.create(step).task().id();
+            long summary = engine.create(step, TaskSpec.defaults().dependsOn(upstream)).task().id();
+            executor.runAll();                          // the upstream runs; the summary is released and fails once
+            assertThat(state(summary)).isEqualTo("QUEUED");
+            assertThat(store.find(summary).orElseThrow().retries()).isEqualTo(1);
+            clock.advance(Duration.ofMinutes(1));
+            executor.runAll();
+            assertThat(state(summary)).isEqualTo("DONE");
+            assertThat(store.history(summary)).extracting(HistoryEntry::event).containsExactly("START", "RETRY", "START", "COMPLETE");
+            rt.halt();
         }
 
         @Test
