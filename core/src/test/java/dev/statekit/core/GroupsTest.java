@@ -232,6 +232,19 @@ class GroupsTest {
         }
 
         @Test
+        void retentionNeverPurgesAnUnfinishedGroupOrTheMarksItWaitsOn() {
+            long job = startJob(JOB, 2);
+            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);      // marks wait for a pass
+            Instant later = clock.now().plusSeconds(3600);
+            assertThat(store.purge(JOB.name(), List.of("PROCESSING", "DONE"), later, 100)).as("the parent has children and marks").isZero();
+            assertThat(store.purge(CHUNK.name(), List.of("DONE"), later, 100)).as("ended children may go").isEqualTo(2);
+            assertThat(store.pendingMarks()).isPositive();
+            resolve(JOB);
+            assertThat(state(job)).isEqualTo("DONE");
+            assertThat(engine.progress(JOB, job).orElseThrow().succeeded()).isEqualTo(2);
+        }
+
+        @Test
         void exactlyOnceParentTransitionWhenManyChildrenEndTogether() {
             long job = startJob(JOB, 16);
             List<TaskRecord> chunks = claim(16);
