@@ -129,7 +129,14 @@ public final class H2Ops implements DialectOps {
             for (String s : states) ps.setString(i++, s);
             Rows.setInstant(ps, i, request.now());
         }, reader);
-        for (TaskRecord t : rowsRead) if (t != null) locked.put(t.id(), t);
+        // H2 returns a row it locked as it is now without testing the condition again: a task another
+        // claimer took and finished between the read and the lock comes back finished, and is left alone here.
+        for (TaskRecord t : rowsRead) {
+            if (t != null && t.lease() == null && states.contains(t.state()) && t.machine().equals(request.machine())
+                    && t.queue().equals(request.queue()) && (t.notBefore() == null || !t.notBefore().isAfter(request.now()))) {
+                locked.put(t.id(), t);
+            }
+        }
         List<TaskRecord> result = new ArrayList<>(locked.size());
         for (TaskRecord t : read) {
             TaskRecord now = locked.get(t.id());
