@@ -44,6 +44,7 @@ public final class InMemoryStore implements Store {
     private final InMemorySlots tasks = new InMemorySlots();
     private final InMemoryGroups groups = new InMemoryGroups();
     private final ClaimIndex index = new ClaimIndex(tasks, groups::held);
+    private final InMemoryPasses passes = new InMemoryPasses(this, tasks, groups);
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
@@ -294,71 +295,9 @@ public final class InMemoryStore implements Store {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
         synchronized (groups.passLock) {
             int resolved = 0;
-            for (long ownerId : groups.pick(ownerMachines, max)) if (resolveOne(ownerId, resolver)) resolved++;
+            for (long ownerId : groups.pick(ownerMachines, max)) if (passes.resolveOne(ownerId, resolver)) resolved++;
             return resolved;
         }
-    }
-
-    // The owner's monitor is held while the marks are taken and the resolver decides; the decision's
-    // changes are then applied as one applyAll (monitors in id order), and a refused write puts the marks back.
-    private boolean resolveOne(long ownerId, GroupResolver resolver) {
-        Slot slot = tasks.get(ownerId);
-        InMemoryGroups.Group g = groups.get(ownerId);
-        if (slot == null || g == null) {
-            groups.drain(ownerId);
-            return false;
-        }
-        java.util.ArrayDeque<InMemoryGroups.Mark> taken;
-        GroupResolver.Resolution r;
-        long[] total = {0};
-        synchronized (slot) {
-            taken = groups.drain(ownerId);
-            try {
-                java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
-                GroupRecord view = g.record().withCounts(total[0], counts);
-                r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
-            } catch (RuntimeException | Error e) {
-                groups.restore(ownerId, taken);          // a pass that fails writes nothing
-                throw e;
-            }
-        }
-        boolean applied;
-        try {
-            applied = r.changes().isEmpty() || applyAll(r.changes()).applied();
-        } catch (RuntimeException | Error e) {
-            groups.restore(ownerId, taken);
-            throw e;
-        }
-        if (!applied) {
-            groups.restore(ownerId, taken);
-            return false;
-        }
-        synchronized (slot) {
-            long[] none = {0};
-            java.util.Map<MemberState, Long> before = new java.util.HashMap<>(g.counts);
-            java.util.Map<MemberState, Long> after = InMemoryGroups.counted(g, taken, none);
-            for (MemberState m : before.keySet()) if (!after.containsKey(m)) g.counts.remove(m);
-            g.counts.putAll(after);
-            g.total = none[0];
-            g.resolution = r.resolution();
-            Boolean hold = r.hold();
-            if (hold != null) g.hold = hold;
-            g.awaiting = r.awaiting();
-            g.checked = groups.nextCheck();
-        }
-        if (!r.creates().isEmpty()) createAll(r.creates());
-        for (long id : r.cancels()) requestCancel(id);
-        return true;
-    }
-
-    private List<TaskRecord> members(InMemoryGroups.Group g, String machine, String state, long afterId, int max) {
-        List<TaskRecord> found = new ArrayList<>();
-        for (long id : groups.members(g).tailSet(afterId, false)) {
-            if (found.size() >= max) break;
-            Slot s = tasks.get(id);
-            if (s != null && s.task.machine().equals(machine) && s.task.state().equals(state)) found.add(s.task);
-        }
-        return found;
     }
 
     private @Nullable ApplyResult check(Slot slot, Change change) {

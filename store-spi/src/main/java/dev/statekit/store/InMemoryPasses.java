@@ -1,0 +1,84 @@
+package dev.statekit.store;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The resolution passes of an {@link InMemoryStore}, one owner at a time (the store serialises
+ * passes): the owner's monitor is held while its marks are taken and the resolver decides; the
+ * decision's changes are then applied as one {@code applyAll} (monitors in id order), and a pass
+ * that fails or is refused puts the marks back for the next one.
+ */
+final class InMemoryPasses {
+    private final InMemoryStore store;
+    private final InMemorySlots tasks;
+    private final InMemoryGroups groups;
+
+    InMemoryPasses(InMemoryStore store, InMemorySlots tasks, InMemoryGroups groups) {
+        this.store = store;
+        this.tasks = tasks;
+        this.groups = groups;
+    }
+
+    /** Resolves the group of {@code ownerId}; returns whether its decision was written. */
+    boolean resolveOne(long ownerId, GroupResolver resolver) {
+        InMemorySlots.Slot slot = tasks.get(ownerId);
+        InMemoryGroups.Group g = groups.get(ownerId);
+        if (slot == null || g == null) {
+            groups.drain(ownerId);
+            return false;
+        }
+        java.util.ArrayDeque<InMemoryGroups.Mark> taken;
+        GroupResolver.Resolution r;
+        long[] total = {0};
+        synchronized (slot) {
+            taken = groups.drain(ownerId);
+            try {
+                java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
+                GroupRecord view = g.record().withCounts(total[0], counts);
+                r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
+            } catch (RuntimeException | Error e) {
+                groups.restore(ownerId, taken);          // a pass that fails writes nothing
+                throw e;
+            }
+        }
+        boolean applied;
+        try {
+            applied = r.changes().isEmpty() || store.applyAll(r.changes()).applied();
+        } catch (RuntimeException | Error e) {
+            groups.restore(ownerId, taken);
+            throw e;
+        }
+        if (!applied) {
+            groups.restore(ownerId, taken);
+            return false;
+        }
+        synchronized (slot) {
+            long[] none = {0};
+            java.util.Map<MemberState, Long> before = new java.util.HashMap<>(g.counts);
+            java.util.Map<MemberState, Long> after = InMemoryGroups.counted(g, taken, none);
+            for (MemberState m : before.keySet()) if (!after.containsKey(m)) g.counts.remove(m);
+            g.counts.putAll(after);
+            g.total = none[0];
+            g.resolution = r.resolution();
+            Boolean hold = r.hold();
+            if (hold != null) g.hold = hold;
+            g.awaiting = r.awaiting();
+            g.checked = groups.nextCheck();
+        }
+        if (!r.creates().isEmpty()) store.createAll(r.creates());
+        for (long id : r.cancels()) store.requestCancel(id);
+        return true;
+    }
+
+    private List<TaskRecord> members(InMemoryGroups.Group g, String machine, String state, long afterId, int max) {
+        List<TaskRecord> found = new ArrayList<>();
+        for (long id : groups.members(g).tailSet(afterId, false)) {
+            if (found.size() >= max) break;
+            InMemorySlots.Slot s = tasks.get(id);
+            if (s != null && s.task.machine().equals(machine) && s.task.state().equals(state)) found.add(s.task);
+        }
+        return found;
+    }
+
+}
