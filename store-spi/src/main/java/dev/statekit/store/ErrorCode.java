@@ -22,5 +22,10 @@ public enum ErrorCode {
     /** Children were added to a group that is already sealed. */
     GROUP_SEALED,
     /** A new task depends on a task that does not exist. */
-    UNKNOWN_DEPENDENCY
+    UNKNOWN_DEPENDENCY,
+    /**
+     * Tasks created together depend on themselves or on tasks after them in the list: their
+     * dependencies would form a cycle (a task can depend only on tasks that exist, or come earlier).
+     */
+    DEPENDENCY_CYCLE
 }

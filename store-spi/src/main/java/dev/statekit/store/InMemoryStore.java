@@ -111,7 +111,8 @@ public final class InMemoryStore implements Store {
             for (long d : spec.dependsOn()) {
                 if (d > 0) deps.add(d);
                 else if (-d <= results.size()) deps.add(results.get((int) -d - 1).task().id());
-                else throw new IllegalArgumentException("dependency " + d + " names no earlier task of the list");
+                else throw new StatekitException(ErrorCode.DEPENDENCY_CYCLE, "dependency " + d + " of task " + (results.size() + 1)
+                        + " of the list names itself or a later task: the dependencies would form a cycle");
             }
             results.add(create(spec.withDependencies(deps)));
         }

@@ -76,7 +76,10 @@ public final class TaskInserts {
         String[] attributes = new String[list.size()];
         for (int i = 0; i < list.size(); i++) {
             for (long d : list.get(i).dependsOn()) {
-                if (d < 0 && -d > i) throw new IllegalArgumentException("dependency " + d + " of task " + (i + 1) + " names no earlier task of the list");
+                if (d < 0 && -d > i) {
+                    throw new StatekitException(ErrorCode.DEPENDENCY_CYCLE, "dependency " + d + " of task " + (i + 1)
+                            + " of the list names itself or a later task: the dependencies would form a cycle");
+                }
             }
             StoreChecks.checkPayload(list.get(i), maxPayloadChars);
             attributes[i] = AttributeCodec.encode(list.get(i).attributes());

@@ -2166,6 +2166,16 @@ public abstract class StoreContract {
         }
 
         @Test
+        public void tasksCreatedTogetherThatWouldDependInACycleAreRefusedWithACode() {
+            long before = queryIds(TaskQuery.all()).size();
+            for (List<Long> deps : List.of(List.of(-1L), List.of(-2L))) {      // itself; the next task
+                assertThatThrownBy(() -> store.createAll(List.of(spec().dependsOn(deps.toArray(new Long[0])).build(), spec().build())))
+                        .isInstanceOfSatisfying(StatekitException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEPENDENCY_CYCLE));
+            }
+            assertThat(queryIds(TaskQuery.all())).hasSize((int) before);
+        }
+
+        @Test
         public void createAllNamesEarlierTasksOfTheListByNegativeNumbers() {
             TaskRecord existing = create();
             List<CreateResult> results = store.createAll(List.of(spec().build(), spec().dependsOn(-1L).build(),
@@ -2182,9 +2192,11 @@ public abstract class StoreContract {
             assertThat(store.group(a)).isEmpty();
 
             assertThatThrownBy(() -> store.createAll(List.of(spec().build(), spec().dependsOn(-2L).build())))
-                    .as("a task cannot name itself").isInstanceOf(IllegalArgumentException.class);
+                    .as("a task cannot name itself").isInstanceOfSatisfying(StatekitException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.DEPENDENCY_CYCLE));
             assertThatThrownBy(() -> store.createAll(List.of(spec().dependsOn(-2L).build(), spec().build())))
-                    .as("nor a later one").isInstanceOf(IllegalArgumentException.class);
+                    .as("nor a later one").isInstanceOfSatisfying(StatekitException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.DEPENDENCY_CYCLE));
         }
 
         @Test
