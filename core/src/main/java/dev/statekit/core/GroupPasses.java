@@ -10,8 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A runtime's share of group resolution: passes over the groups owned by tasks of the machines it
  * serves or resolves for, at every housekeeping round (the safety net that makes resolution depend
- * on nothing held in memory) and in the next dispatch round after a change in this process touched
- * a group (which keeps the delay from a last child to its parent's event short).
+ * on nothing held in memory), and in the next dispatch round after a change in this process touched
+ * a group or the store told of a change in another process (which keeps the delay from a last
+ * child to its parent's event short, across processes too).
  */
 final class GroupPasses {
     private static final Logger log = LoggerFactory.getLogger(GroupPasses.class);
@@ -34,9 +35,9 @@ final class GroupPasses {
         return !owners.isEmpty() && (task.parentId() != null || involved.containsKey(machine));
     }
 
-    /** Asks for a pass in the next dispatch round. */
+    /** Asks for a pass in the next dispatch round (nothing, when this runtime resolves no group). */
     void request() {
-        requested.set(true);
+        if (!owners.isEmpty()) requested.set(true);
     }
 
     /** Runs passes if one was asked for since the last. */

@@ -131,7 +131,10 @@ public final class TaskRuntime implements AutoCloseable {
         }
         recovery.healRestart();
         subscriptions.add(ctx.engine.subscribe(wakeups));
-        storeWatch = ctx.store.watch(dispatcher::requestDispatch);
+        storeWatch = ctx.store.watch(() -> {           // another process changed something: maybe a group's member too
+            groups.request();
+            dispatcher.requestDispatch();
+        });
         ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx));      // until the stop completes: work in its grace keeps its leases
         subscriptions.add(ctx.timers.every(ctx.pollInterval, dispatcher::requestHousekeeping));
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", ctx.owner, ctx.slots, ctx.leaseDuration,
