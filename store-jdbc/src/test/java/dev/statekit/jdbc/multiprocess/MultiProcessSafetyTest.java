@@ -11,10 +11,6 @@ import dev.statekit.jdbc.TestPool;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import dev.statekit.jdbc.multiprocess.Launcher.NodeProcess;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,20 +74,17 @@ class MultiProcessSafetyTest {
 
     private String prefix;
     private TestPool pool;
-    private final List<Path> logs = new ArrayList<>();
-    private int incarnations;
+    private Launcher launcher;
 
     /** One killed process: who it was, when it died, what it held, who replaced it. */
     private record Kill(int number, String owner, String restartedAs, Instant at, Map<Long, Long> held, int heldLimited) {}
-
-    /** One running node process. */
-    private record NodeProcess(String owner, Process process, Path log) {}
 
     @Test
     void twentyThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
         Pg.require();
         prefix = Pg.uniquePrefix("mp");
         pool = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
+        launcher = new Launcher(Node.class, prefix, pool);
         NodeProcess[] nodes = new NodeProcess[NODES];
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL)
@@ -147,7 +141,7 @@ class MultiProcessSafetyTest {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            for (NodeProcess n : nodes) stop(n);
+            for (NodeProcess n : nodes) Launcher.stop(n);
 
             assertThat(kills).as("kills (seed %d)", seed).hasSize(KILLS);
             assertThat(kills).as("kills of the limited queue's holder (seed %d)", seed).anyMatch(k -> k.heldLimited() > 0);
@@ -164,12 +158,7 @@ class MultiProcessSafetyTest {
                     TASKS, NODES, seconds, TASKS / seconds, kills.size(), describe(kills), attempts, TASKS, limitedSpan, limitedStarts,
                     limitedAttempts, maxRecovery.toMillis(), LEASE.plus(POLL).plus(MARGIN).toMillis(), seed);
         } finally {
-            for (NodeProcess n : nodes) {
-                if (n != null && n.process().isAlive()) {
-                    n.process().destroyForcibly();
-                    n.process().waitFor(10, TimeUnit.SECONDS);
-                }
-            }
+            Launcher.destroy(nodes);
             try {
                 Pg.drop(pool, prefix, "effects", "history_seen");
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
@@ -227,22 +216,9 @@ class MultiProcessSafetyTest {
     // --- processes --------------------------------------------------------------------------
 
     private NodeProcess launch(String owner) throws IOException {
-        String app = owner + "-" + (++incarnations);
-        Path dir = buildDir().resolve("multiprocess").resolve(prefix);
-        Files.createDirectories(dir);
-        Path log = dir.resolve(app + ".log");
-        logs.add(log);
-        List<String> command = new ArrayList<>(List.of(
-                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-                "-cp", System.getProperty("java.class.path"), Node.class.getName(),
-                "url=" + Pg.url(), "user=" + Pg.user(), "password=" + Pg.password(), "prefix=" + prefix, "owner=" + owner,
-                "app=" + app, "lease=" + LEASE.toMillis(), "heartbeat=" + HEARTBEAT.toMillis(), "poll=" + POLL.toMillis(),
-                "workers=" + WORKERS, "batch=" + BATCH, "limitedWork=" + LIMITED_WORK, "bulkWork=" + BULK_WORK,
-                "queues=" + String.join(",", BULK) + "," + RESERVE));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        return new NodeProcess(owner, p, log);
+        return launcher.launch(owner, List.of("lease=" + LEASE.toMillis(), "heartbeat=" + HEARTBEAT.toMillis(),
+                "poll=" + POLL.toMillis(), "workers=" + WORKERS, "batch=" + BATCH, "limitedWork=" + LIMITED_WORK,
+                "bulkWork=" + BULK_WORK, "queues=" + String.join(",", BULK) + "," + RESERVE));
     }
 
     /**
@@ -266,9 +242,7 @@ class MultiProcessSafetyTest {
     private Kill kill(NodeProcess[] nodes, int victim, boolean sameOwner, int number) throws Exception {
         NodeProcess n = nodes[victim];
         Instant at = Instant.now();
-        n.process().destroyForcibly();      // SIGKILL on Linux
-        if (!n.process().waitFor(10, TimeUnit.SECONDS)) fail("node " + n.owner() + " did not die");
-        awaitDisconnected(n.log().getFileName().toString().replace(".log", ""));
+        launcher.kill(n);
         Map<Long, Long> held = new HashMap<>();
         int heldLimited = 0;
         try (Connection c = pool.getConnection();
@@ -287,35 +261,6 @@ class MultiProcessSafetyTest {
         System.out.printf(Locale.ROOT, "multi-process: kill %d at %s of %s holding %d tasks (%d of the limited queue), restarted as %s%n",
                 number, at, n.owner(), held.size(), heldLimited, owner);
         return new Kill(number, n.owner(), owner, at, held, heldLimited);
-    }
-
-    /** Waits until the database has ended every session of a killed process, so that its last writes are settled. */
-    private void awaitDisconnected(String app) throws SQLException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            try (Connection c = pool.getConnection();
-                 PreparedStatement ps = c.prepareStatement("select count(*) from pg_stat_activity where application_name = ?")) {
-                ps.setString(1, app);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getLong(1) == 0) return;
-                }
-            }
-            if (System.nanoTime() > deadline) fail("the database kept sessions of the killed process " + app);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
-    }
-
-    private static void stop(NodeProcess n) throws InterruptedException {
-        try {
-            n.process().getOutputStream().close();      // the end of its input tells the node to stop
-        } catch (IOException e) {
-            // already gone
-        }
-        if (!n.process().waitFor(30, TimeUnit.SECONDS)) {
-            n.process().destroyForcibly();
-            n.process().waitFor(10, TimeUnit.SECONDS);
-        }
     }
 
     // --- checks -----------------------------------------------------------------------------
@@ -467,21 +412,6 @@ class MultiProcessSafetyTest {
     }
 
     private String tails() {
-        StringBuilder b = new StringBuilder();
-        for (Path log : logs) {
-            try {
-                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-                b.append("\n--- ").append(log.getFileName()).append(" (last lines)\n");
-                for (String line : lines.subList(Math.max(0, lines.size() - 15), lines.size())) b.append(line).append('\n');
-            } catch (IOException e) {
-                b.append("\n--- ").append(log).append(": ").append(e);
-            }
-        }
-        return b.toString();
-    }
-
-    private static Path buildDir() {
-        String dir = System.getProperty("statekit.buildDir");
-        return (dir != null ? Paths.get(dir) : Paths.get("build")).toAbsolutePath();
+        return launcher.tails();
     }
 }
