@@ -56,7 +56,14 @@ final class GroupBenchmarks {
     private final int batch;
 
     /** The figures of one grouped run. */
-    private record Run(double rate, double childrenRate, double tailMs, Cpu cpu, double setupMarksSeconds) {}
+    private record Run(double rate, double childrenRate, double tailMs, Cpu cpu, double setupMarksSeconds, long marks, long visits) {
+        /** On PostgreSQL, the marks written and the groups' visits by passes during the run, per child and per parent. */
+        String writes(int children, int parents) {
+            if (marks < 0) return "";
+            return String.format(Locale.ROOT, "; %.2f marks per child, %.1f visits of passes per parent", (double) marks / children,
+                    (double) visits / parents);
+        }
+    }
 
     GroupBenchmarks(JdbcBenchmark bench, Db template, List<String> summary) {
         this.bench = bench;
@@ -83,7 +90,7 @@ final class GroupBenchmarks {
         System.out.printf(Locale.ROOT, "groups (a) %,d children of one parent: %,.0f tasks/s until the parent settled (children done at"
                         + " %,.0f/s, parent settled %.0f ms after the last child); %s. Plain tasks: %,.0f tasks/s; %s; ratio %.0f %%;"
                         + " (creation marks counted before: %.1f s); load average %s -> %s%n",
-                tasks, one.rate(), one.childrenRate(), one.tailMs(), one.cpu().perTask(tasks, JdbcBenchmark.CORES), plain,
+                tasks, one.rate(), one.childrenRate(), one.tailMs(), one.cpu().perTask(tasks, JdbcBenchmark.CORES) + one.writes(tasks, 1), plain,
                 plainCpu.perTask(tasks, JdbcBenchmark.CORES), 100 * one.rate() / plain, one.setupMarksSeconds(), load, JdbcBenchmark.load());
         summary.add(String.format(Locale.ROOT, "%s: groups (a) %,d children of one parent %,.0f tasks/s until it settled, plain tasks"
                 + " %,.0f tasks/s (%.0f %%)", template.name(), tasks, one.rate(), plain, 100 * one.rate() / plain));
@@ -97,7 +104,7 @@ final class GroupBenchmarks {
         System.out.printf(Locale.ROOT, "groups (b) %,d parents x %d children: %,.0f tasks/s until every parent settled (children done at"
                         + " %,.0f/s, last parent %.0f ms after the last child); %s. Plain tasks: %,.0f tasks/s; %s; ratio %.0f %%;"
                         + " (creation marks counted before: %.1f s); load average %s -> %s%n",
-                parents, perParent, manyRun.rate(), manyRun.childrenRate(), manyRun.tailMs(), manyRun.cpu().perTask(many, JdbcBenchmark.CORES),
+                parents, perParent, manyRun.rate(), manyRun.childrenRate(), manyRun.tailMs(), manyRun.cpu().perTask(many, JdbcBenchmark.CORES) + manyRun.writes(many, parents),
                 plainMany, plainManyCpu.perTask(many, JdbcBenchmark.CORES), 100 * ratio, manyRun.setupMarksSeconds(), load, JdbcBenchmark.load());
         summary.add(String.format(Locale.ROOT, "%s: groups (b) %,d parents x %d: %,.0f tasks/s against %,.0f plain — ratio %.0f %%, goal"
                         + " >= %.0f %%: %s", template.name(), parents, perParent, manyRun.rate(), plainMany, 100 * ratio, 100 * GOAL_RATIO,
@@ -137,6 +144,7 @@ final class GroupBenchmarks {
             });
             Bench.Runner rt = Bench.groupRuntime(engine, "bench-groups", workers, batch, Duration.ofSeconds(1), true, true);
             rt.runtime().start();
+            long[] writesBefore = writes(db, pool, prefix);
             Cpu before = Cpu.now(pool, null);
             long t0 = System.nanoTime();
             rt.runtime().resume(Bench.PIECES);
@@ -154,11 +162,24 @@ final class GroupBenchmarks {
             if (childrenDone == 0 || childrenDone > t1) childrenDone = t1;
             Cpu cpu = Cpu.now(pool, null).minus(before);
             rt.close();
+            long[] writesAfter = writes(db, pool, prefix);
             check(pool, prefix, ids, parents, perParent);
-            return new Run(n * 1e9 / (t1 - t0), n * 1e9 / (childrenDone - t0), (t1 - childrenDone) / 1e6, cpu, marksSeconds);
+            return new Run(n * 1e9 / (t1 - t0), n * 1e9 / (childrenDone - t0), (t1 - childrenDone) / 1e6, cpu, marksSeconds,
+                    writesAfter[0] - writesBefore[0], writesAfter[1] - writesBefore[1]);
         } finally {
             JdbcBenchmark.cleanUp(db, pool, prefix);
         }
+    }
+
+    /**
+     * Returns, on PostgreSQL, how many marks were ever written (the marks' identity sequence) and how
+     * many times passes checked a group (the check sequence); {-1, -1} on H2.
+     */
+    private static long[] writes(Db db, TestPool pool, String prefix) throws Exception {
+        if (!db.postgres()) return new long[] {-1, -1};
+        return new long[] {
+            Bench.count(pool, "select coalesce(pg_sequence_last_value(pg_get_serial_sequence('" + prefix + "marks', 'id')::regclass), 0)"),
+            Bench.count(pool, "select coalesce(pg_sequence_last_value('" + prefix + "check_seq'::regclass), 0)")};
     }
 
     /** Creates the parents and their sealed groups of children, in writes of up to 1,000 children; returns the parents' ids. */
