@@ -8,6 +8,7 @@ import dev.statekit.core.QueueOptions;
 import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
@@ -39,6 +40,38 @@ final class Bench {
             .transition(State.RUNNING, Event.RELEASE, State.QUEUED, SYSTEM)
             .transition(State.FAILED, Event.RELEASE, State.QUEUED, SYSTEM)
             .run(r -> r.claim(State.QUEUED, Event.START).success(Event.COMPLETE).fatal(Event.FAIL).release(Event.RELEASE))
+            .build();
+
+    /** The queue of the group benchmarks' children. */
+    static final String PIECES = "pieces";
+
+    /** A child: the no-op machine's table, with its succeeded and failed states declared. */
+    static final Machine<State, Event> PIECE = Machine.builder("bench-piece", State.class, Event.class)
+            .initial(State.QUEUED)
+            .terminal(State.DONE)
+            .succeeded(State.DONE)
+            .failed(State.FAILED)
+            .transition(State.QUEUED, Event.START, State.RUNNING, SYSTEM)
+            .transition(State.RUNNING, Event.COMPLETE, State.DONE, SYSTEM)
+            .transition(State.RUNNING, Event.FAIL, State.FAILED, SYSTEM)
+            .transition(State.RUNNING, Event.RELEASE, State.QUEUED, SYSTEM)
+            .transition(State.FAILED, Event.RELEASE, State.QUEUED, SYSTEM)
+            .run(r -> r.claim(State.QUEUED, Event.START).success(Event.COMPLETE).fatal(Event.FAIL).release(Event.RELEASE))
+            .build();
+
+    enum BatchState { OPEN, SETTLED, FAILED }
+
+    enum BatchEvent { PIECES_DONE, PIECES_FAILED }
+
+    /** A parent of pieces: settled by the group resolver once they have all succeeded. */
+    static final Machine<BatchState, BatchEvent> BATCH = Machine.builder("bench-batch", BatchState.class, BatchEvent.class)
+            .initial(BatchState.OPEN)
+            .terminal(BatchState.SETTLED, BatchState.FAILED)
+            .succeeded(BatchState.SETTLED)
+            .failed(BatchState.FAILED)
+            .transition(BatchState.OPEN, BatchEvent.PIECES_DONE, BatchState.SETTLED, SYSTEM)
+            .transition(BatchState.OPEN, BatchEvent.PIECES_FAILED, BatchState.FAILED, SYSTEM)
+            .children(PIECE, c -> c.whenSucceeded(BatchEvent.PIECES_DONE).whenFailed(BatchEvent.PIECES_FAILED))
             .build();
 
     private Bench() {}
@@ -81,6 +114,27 @@ final class Bench {
         });
         return new Runner(TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
                 .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), threads);
+    }
+
+    /**
+     * A runtime of the group benchmarks: with {@code serve}, no-op workers for the pieces; with
+     * {@code resolve}, resolution passes for the batches. A runtime that serves no pieces registers
+     * the no-op machine on a queue nothing is put on (a runtime registers at least one machine).
+     */
+    static Runner groupRuntime(TransitionEngine engine, String owner, int workers, int batch, Duration poll, boolean serve,
+                               boolean resolve) {
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService threads = Executors.newFixedThreadPool(workers + 1, r -> {
+            Thread t = new Thread(r, "bench-" + owner + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
+                .executor(threads);
+        if (serve) b.register(PIECE, PIECES, ctx -> WorkResult.success(), QueueOptions.defaults());
+        else b.register(NOOP, "unused", ctx -> WorkResult.success(), QueueOptions.defaults());
+        if (resolve) b.resolves(BATCH);
+        return new Runner(b.build(), threads);
     }
 
     static void execute(TestPool pool, String sql) throws SQLException {

@@ -1,6 +1,8 @@
 package dev.statekit.jdbc.bench;
 
 import dev.statekit.jdbc.TestPool;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
@@ -21,6 +23,11 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * run PREFIX WORKERS BATCH   starts a runtime of no-op workers; answers "ready", then "completed N" as N grows
  * latency PREFIX WORKERS     starts a runtime whose workers print "started ID EPOCH_MICROS"; answers as run does
+ * groups PREFIX WORKERS RESOLVE POLL_MS
+ *                            starts a runtime serving the pieces of Bench.BATCH's groups (resolving their groups
+ *                            too when RESOLVE is "yes", polling every POLL_MS); prints "done ID PARENT EPOCH_MICROS"
+ *                            after a piece's completion was written and "settled ID EPOCH_MICROS" after a batch's
+ *                            settling transition was written; answers as run does
  * stop                       stops the runtime; answers "stopped"
  * exit                       ends the process
  * </pre>
@@ -68,6 +75,17 @@ public final class BenchNode {
                     reporting = report(reporter, rt, out);
                     out.println("ready");
                 }
+                case "groups" -> {
+                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    TransitionEngine engine = Bench.engine(store);
+                    engine.subscribe(announcer(out::println));
+                    Bench.Runner rt = Bench.groupRuntime(engine, "node-" + ProcessHandle.current().pid(), Integer.parseInt(w[2]), 1,
+                            Duration.ofMillis(Long.parseLong(w[4])), true, w[3].equals("yes"));
+                    rt.runtime().start();
+                    runtime = rt;
+                    reporting = report(reporter, rt, out);
+                    out.println("ready");
+                }
                 case "stop" -> {
                     if (reporting != null) {
                         reporting.cancel(false);
@@ -87,6 +105,18 @@ public final class BenchNode {
                 default -> out.println("unknown command: " + line);
             }
         }
+    }
+
+    /** Tells {@code out} of the pieces' completions and the batches' settlements an engine wrote, as they are written. */
+    static TransitionListener announcer(java.util.function.Consumer<String> out) {
+        return (machine, task, entry) -> {
+            long at = Bench.micros(Instant.now());
+            if (machine.equals(Bench.PIECE.name()) && entry.event().equals(Bench.Event.COMPLETE.name())) {
+                out.accept("done " + task.id() + " " + task.parentId() + " " + at);
+            } else if (machine.equals(Bench.BATCH.name()) && entry.event().equals(Bench.BatchEvent.PIECES_DONE.name())) {
+                out.accept("settled " + task.id() + " " + at);
+            }
+        };
     }
 
     /** Prints "completed N" whenever the runtime's count of written results grows. */

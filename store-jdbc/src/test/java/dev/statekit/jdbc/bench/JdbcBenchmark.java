@@ -50,12 +50,16 @@ import java.util.concurrent.locks.LockSupport;
  * <li>enqueue → worker start latency on an idle queue: created by this process, started by a runtime
  *     in the second process (woken by LISTEN/NOTIFY), from the creating side's
  *     {@link Instant#now()} before the create to the worker's at its start (microseconds of one
- *     machine's clock). On H2, within one process.</li>
+ *     machine's clock). On H2, within one process;</li>
+ * <li>groups ({@link GroupBenchmarks}): children of one parent and of many parents against plain
+ *     tasks, and the delay from a group's last child to its parent's transition.</li>
  * </ol>
  *
  * Run with {@code gradle -q :store-jdbc:bench}; options through {@code -PbenchArgs="..."}:
  * {@code --db pg,h2 --tasks 100000 --sweep-tasks 20000 --warm-up 50000 --workers 2,4,8 --batch 1,64,256,512
- * --processes 1,2 --samples 1000 --only run,enqueue,latency --pg-url URL --pg-user U --pg-password P}.
+ * --processes 1,2 --samples 1000 --only run,enqueue,latency,groups --group-tasks 100000 --parents 10000
+ * --per-parent 10 --group-workers 2 --group-batch 512 --group-samples 200 --resolver-poll 1000
+ * --pg-url URL --pg-user U --pg-password P}.
  */
 public final class JdbcBenchmark {
     static final double GOAL_RUN = 26_000;
@@ -68,7 +72,7 @@ public final class JdbcBenchmark {
 
     private final Map<String, String> options;
     /** The CPU time the last end-to-end run took, from the queue's resumption until every result was written. */
-    private Cpu lastCpu = new Cpu(0, 0, 0);
+    Cpu lastCpu = new Cpu(0, 0, 0);
     private final List<String> summary = new ArrayList<>();
     private Node node;
 
@@ -87,7 +91,14 @@ public final class JdbcBenchmark {
         options.put("batch", "1,64,256,512");
         options.put("processes", "1,2");
         options.put("samples", "1000");
-        options.put("only", "run,enqueue,latency");
+        options.put("only", "run,enqueue,latency,groups");
+        options.put("group-tasks", "100000");
+        options.put("parents", "10000");
+        options.put("per-parent", "10");
+        options.put("group-workers", "2");
+        options.put("group-batch", "512");
+        options.put("group-samples", "200");
+        options.put("resolver-poll", "1000");
         options.put("pg-url", setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit"));
         options.put("pg-user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
         options.put("pg-password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
@@ -112,7 +123,7 @@ public final class JdbcBenchmark {
         return v == null || v.isBlank() ? fallback : v;
     }
 
-    private List<String> list(String key) {
+    List<String> list(String key) {
         return Arrays.asList(options.get(key).split(","));
     }
 
@@ -120,7 +131,7 @@ public final class JdbcBenchmark {
         return list(key).stream().mapToInt(Integer::parseInt).toArray();
     }
 
-    private int number(String key) {
+    int number(String key) {
         return Integer.parseInt(options.get(key));
     }
 
@@ -138,17 +149,19 @@ public final class JdbcBenchmark {
                 for (int processes : ints("processes")) throughput(db, processes);
             }
             if (only.contains("latency")) latency(db);
+            if (only.contains("groups")) new GroupBenchmarks(this, db, summary).run();
         }
         System.out.println();
         System.out.println("== summary (goals: end to end >= 26,000 tasks/s, batched enqueue >= 80,000 tasks/s,"
-                + " cross-process enqueue -> start p99 < 20 ms)");
+                + " cross-process enqueue -> start p99 < 20 ms; groups: many parents >= 85 % of plain tasks' throughput,"
+                + " last child -> parent's transition p99 < 50 ms)");
         for (String line : summary) System.out.println(line);
     }
 
     // --- databases ------------------------------------------------------------------------------
 
     /** A database to measure; {@link #fresh()} returns the one a measurement uses. */
-    private record Db(String name, Dialect dialect, String url, String user, String password, String settings) {
+    record Db(String name, Dialect dialect, String url, String user, String password, String settings) {
         TestPool pool() {
             return BenchPool.open(url, user, password);
         }
@@ -211,11 +224,11 @@ public final class JdbcBenchmark {
         return new Db("PostgreSQL", Dialect.POSTGRESQL, url, options.get("pg-user"), options.get("pg-password"), settings.toString());
     }
 
-    private static String prefix() {
+    static String prefix() {
         return "bench" + RUN + "_" + COUNTER.incrementAndGet() + "_";
     }
 
-    private static void cleanUp(Db db, TestPool pool, String prefix) {
+    static void cleanUp(Db db, TestPool pool, String prefix) {
         try {
             if (db.postgres()) Bench.drop(pool, prefix);
         } catch (SQLException e) {
@@ -287,7 +300,7 @@ public final class JdbcBenchmark {
     }
 
     /** One end-to-end run; returns tasks per second from the queue's resumption until every result is written. */
-    private double run(Db template, int n, int processes, int workers, int batch) throws Exception {
+    double run(Db template, int n, int processes, int workers, int batch) throws Exception {
         Db db = template.fresh();
         String prefix = prefix();
         TestPool pool = db.pool();
@@ -348,7 +361,7 @@ public final class JdbcBenchmark {
      * PostgreSQL server (read from {@code /proc}, so only where the server runs on this machine, as
      * on loopback; the server should serve nothing else meanwhile).
      */
-    private record Cpu(long self, long second, long database) {
+    record Cpu(long self, long second, long database) {
         static Cpu now(TestPool pool, @org.jspecify.annotations.Nullable Node remote) throws SQLException {
             long self = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                     .getProcessCpuTime();
@@ -419,7 +432,7 @@ public final class JdbcBenchmark {
         }
     }
 
-    private static String load() {
+    static String load() {
         return String.format(Locale.ROOT, "%.1f", java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
@@ -576,17 +589,19 @@ public final class JdbcBenchmark {
 
     // --- the second process -------------------------------------------------------------------------
 
-    private Node node(Db db) throws IOException {
+    Node node(Db db) throws IOException {
         if (node == null) node = new Node(db);
         return node;
     }
 
     /** A {@link BenchNode} in a JVM of its own, driven through its standard input and output. */
-    private static final class Node {
+    static final class Node {
         final Process process;
         final Writer in;
         final BlockingQueue<String> control = new LinkedBlockingQueue<>();
         final BlockingQueue<long[]> started = new LinkedBlockingQueue<>();
+        /** Lines about group members and owners ("done CHILD PARENT MICROS", "settled PARENT MICROS"). */
+        final BlockingQueue<String> events = new LinkedBlockingQueue<>();
         volatile long completed;
 
         Node(Db db) throws IOException {
@@ -606,6 +621,8 @@ public final class JdbcBenchmark {
                 while ((line = out.readLine()) != null) {
                     if (line.startsWith("completed ")) {
                         completed = Long.parseLong(line.substring("completed ".length()));
+                    } else if (line.startsWith("done ") || line.startsWith("settled ")) {
+                        events.add(line);
                     } else if (line.startsWith("started ")) {
                         String[] w = line.split(" ");
                         started.add(new long[] {Long.parseLong(w[1]), Long.parseLong(w[2])});
@@ -629,6 +646,7 @@ public final class JdbcBenchmark {
         void start(String command) throws IOException, InterruptedException {
             completed = 0;
             started.clear();
+            events.clear();
             send(command, "ready");
         }
 

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  * <p>The workload: 500 batches of 20 pieces each, and one batch of 20,000 pieces; every batch has a
  * summary created depending on it ({@link Batches}). Half of the small batches are created before the
  * processes start, the rest while they run, each opened by {@code SPLIT} with its pieces in the same
- * write; half of their summaries are created before the split, half after it (some after the batch
+ * write; half of their summaries are created before the split, half after it (which may come after the batch
  * has settled). The large batch's pieces are added 1,000 at a time while the processes run, into
  * its unsealed group; after the fourth kill, {@code SPLIT} adds the last 1,000 and seals the group, so
  * the run cannot end before every kill happened. One piece in 25 fails its first attempt with a
