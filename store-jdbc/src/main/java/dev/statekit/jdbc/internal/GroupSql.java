@@ -116,8 +116,11 @@ public final class GroupSql {
      * its group's members, nor its own dependencies hold it.
      */
     public String notHeld() {
-        return " and not exists (select 1 from " + groups + " h where h.hold = true and (h.owner_id = " + tasks + ".parent_id"
-                + " and h.kind = 'CHILDREN' or h.owner_id = " + tasks + ".id and h.kind = 'DEPENDENCIES'))";
+        // two lookups by primary key: with an "or" of them, H2 reads every group for every candidate
+        return " and not exists (select 1 from " + groups + " h where h.owner_id = " + tasks + ".parent_id and h.hold = true"
+                + " and h.kind = 'CHILDREN')"
+                + " and not exists (select 1 from " + groups + " d where d.owner_id = " + tasks + ".id and d.hold = true"
+                + " and d.kind = 'DEPENDENCIES')";
     }
 
     /** The conditions, on a query of the tasks table as {@code t}, that no mark waits for {@code t} and no task depends on it. */
