@@ -38,17 +38,8 @@ final class Decider {
     static <S extends Enum<S>, E extends Enum<E>> Decision<S> decide(Machine<S, E> machine, TaskRecord current, E event,
                                                                     Command command, @Nullable Adjust adjust, Instant now) {
         S from = stateOf(machine, current);
-        long token = command.leaseTokenOrMinusOne();
-        if (token >= 0) {
-            Lease lease = current.lease();
-            if (lease == null || lease.fencingToken() != token || !lease.expiresAt().isAfter(now)) {
-                return new Decision.Refuse<>(Refusals.leaseLost(current, from, event.name(), token));
-            }
-        }
-        long expected = command.expectedVersionOrMinusOne();
-        if (expected >= 0 && expected != current.version()) {
-            return new Decision.Refuse<>(Refusals.notAtVersion(current, from, event.name(), expected));
-        }
+        Decision<S> stale = stale(current, from, event.name(), command, now);
+        if (stale != null) return stale;
         Transition<S, E> @Nullable [] candidates = machine.candidates(from, event, command.source());
         if (candidates == null) return new Decision.Refuse<>(Refusals.illegal(machine, current, from, event, command));
         Task<S> view = null;      // made only when a guard or an effect looks at the task
@@ -99,15 +90,9 @@ final class Decider {
         return new Decision.Write<>(new Change(current.version(), next, entry, reorders));
     }
 
-    /**
-     * Decides the runtime's own move of a running task back to the claimable state {@code to}
-     * (a release or a retry that waits in place, for a run policy that declares no row for it):
-     * recorded as {@code event} in the history, with the command's attributes and error, ending the
-     * lease. A task that is not running, or whose lease the command does not hold, is refused.
-     */
-    static <S extends Enum<S>, E extends Enum<E>> Decision<S> requeue(Machine<S, E> machine, TaskRecord current, S to, String event,
-                                                                     Command command, @Nullable Adjust adjust, Instant now) {
-        S from = stateOf(machine, current);
+    /** Refuses a command under a lease the task no longer holds, or for a version it is no longer at; null when neither. */
+    private static <S extends Enum<S>> Decision.@Nullable Refuse<S> stale(TaskRecord current, S from, String event, Command command,
+                                                                       Instant now) {
         long token = command.leaseTokenOrMinusOne();
         if (token >= 0) {
             Lease lease = current.lease();
@@ -119,6 +104,20 @@ final class Decider {
         if (expected >= 0 && expected != current.version()) {
             return new Decision.Refuse<>(Refusals.notAtVersion(current, from, event, expected));
         }
+        return null;
+    }
+
+    /**
+     * Decides the runtime's own move of a running task back to the claimable state {@code to}
+     * (a release or a retry that waits in place, for a run policy that declares no row for it):
+     * recorded as {@code event} in the history, with the command's attributes and error, ending the
+     * lease. A task that is not running, or whose lease the command does not hold, is refused.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> Decision<S> requeue(Machine<S, E> machine, TaskRecord current, S to, String event,
+                                                                     Command command, @Nullable Adjust adjust, Instant now) {
+        S from = stateOf(machine, current);
+        Decision<S> stale = stale(current, from, event, command, now);
+        if (stale != null) return stale;
         if (!machine.holdsLease(from)) return new Decision.Refuse<>(Refusals.notRunning(current, from, event));
         Attributes attributes = command.attributes().isEmpty() ? current.attributes() : current.attributes().with(command.attributes());
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;

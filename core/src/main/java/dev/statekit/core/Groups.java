@@ -60,6 +60,17 @@ final class Groups {
         return was == is ? null : GroupWrite.hold(change.next().id(), is);
     }
 
+    /**
+     * Returns the group write of a parent's change: its children ({@code fanOut}, if any) with the
+     * hold the change writes ({@link #hold}); null when there is neither.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> @org.jspecify.annotations.Nullable GroupWrite withHold(
+            Machine<S, E> machine, Change change, @org.jspecify.annotations.Nullable GroupWrite fanOut) {
+        GroupWrite hold = hold(machine, change);
+        if (hold == null || fanOut == null) return hold == null ? fanOut : hold;
+        return new GroupWrite(fanOut.parentId(), fanOut.children(), fanOut.seal(), hold.hold());
+    }
+
     /** The group writes of {@code changes} by the machines that made them: the holds they write. */
     static List<GroupWrite> holds(List<? extends Machine<?, ?>> machines, List<Change> changes) {
         List<GroupWrite> writes = new ArrayList<>();

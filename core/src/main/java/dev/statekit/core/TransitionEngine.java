@@ -143,7 +143,7 @@ public final class TransitionEngine {
                                                                               Command command, List<TaskSpec> children) {
         Children<S, E> policy = Groups.policy(machine);
         List<NewTask> tasks = groups.children(policy, taskId, Objects.requireNonNull(children, "children"));
-        return fire(machine, taskId, event, command, null, List.of(GroupWrite.sealed(taskId, tasks)));
+        return fire(machine, taskId, event, command, null, GroupWrite.sealed(taskId, tasks));
     }
 
     /**
@@ -239,11 +239,11 @@ public final class TransitionEngine {
     /** {@link #fire(Machine, long, Enum, Command)} with the runtime's adjustment of the written record. */
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
                                                            Decider.@Nullable Adjust adjust) {
-        return fire(machine, taskId, event, command, adjust, List.of());
+        return fire(machine, taskId, event, command, adjust, null);
     }
 
     private <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
-                                                           Decider.@Nullable Adjust adjust, List<GroupWrite> groupWrites) {
+                                                           Decider.@Nullable Adjust adjust, @Nullable GroupWrite fanOut) {
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(event, "event");
         Objects.requireNonNull(command, "command");
@@ -258,14 +258,8 @@ public final class TransitionEngine {
             Decision<S> decision = Decider.decide(machine, current, event, command, adjust, clock.now());
             if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
             Change change = ((Decision.Write<S>) decision).change();
-            GroupWrite hold = Groups.hold(machine, change);
-            List<GroupWrite> writes = groupWrites;
-            if (hold != null) {
-                writes = new ArrayList<>(groupWrites.size() + 1);
-                for (GroupWrite w : groupWrites) writes.add(w.parentId() == taskId ? new GroupWrite(taskId, w.children(), w.seal(), hold.hold()) : w);
-                if (writes.stream().noneMatch(w -> w.parentId() == taskId)) writes.add(hold);
-            }
-            ApplyResult result = writes.isEmpty() ? store.apply(change) : store.applyAll(List.of(change), writes);
+            GroupWrite group = Groups.withHold(machine, change, fanOut);
+            ApplyResult result = group == null ? store.apply(change) : store.applyAll(List.of(change), List.of(group));
             switch (result.status()) {
                 case APPLIED:
                     return applied(machine, change);

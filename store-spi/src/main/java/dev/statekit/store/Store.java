@@ -242,9 +242,9 @@ public interface Store {
 
     /**
      * Runs one resolution pass over groups whose owner is of one of {@code ownerMachines}, in one
-     * transaction: takes up to {@code max} marks (skipping marks another pass holds), then groups
-     * with {@link GroupRecord#awaiting()} set (least recently checked first) until {@code max}
-     * groups are in hand; locks their owners in id order; applies the marks to the counts; asks
+     * transaction: picks owners with marks, then owners of groups with {@link GroupRecord#awaiting()}
+     * set (least recently checked first), and locks up to {@code max} of them in id order, skipping
+     * owners another pass holds; takes every mark of those owners and applies them to the counts; asks
      * {@code resolver} what each group means; writes its changes, creations, cancellation requests,
      * resolution and flags with the new counts; deletes the marks it took; commits.
      *
