@@ -101,9 +101,11 @@ final class ClaimIndex {
 
     /**
      * Makes sure {@code states} of {@code machine} are indexed, building the index once from every
-     * task with an id up to {@code lastId}.
+     * task with an id up to {@code lastId}, read after the states are published: a task whose id
+     * was taken before that read is scanned, one taken after it finds the states published when it
+     * indexes itself.
      */
-    void ensureIndexed(String machine, Collection<String> states, long lastId) {
+    void ensureIndexed(String machine, Collection<String> states, java.util.function.LongSupplier lastId) {
         Set<String> current = indexedStates.get(machine);
         if (current != null && current.containsAll(states)) return;
         synchronized (indexedStates) {
@@ -114,7 +116,8 @@ final class ClaimIndex {
             indexedStates.put(machine, Set.copyOf(merged));
             // Publish first, then scan: a write after publication indexes itself; the scan takes each
             // slot's monitor, so it sees every write that happened before.
-            for (long id = 1; id <= lastId; id++) {
+            long last = lastId.getAsLong();
+            for (long id = 1; id <= last; id++) {
                 InMemorySlots.Slot slot = slots.get(id);
                 if (slot == null) continue;
                 synchronized (slot) {

@@ -378,7 +378,7 @@ public final class InMemoryStore implements Store {
     @Override
     public List<Claimed> claim(ClaimRequest request) {
         List<String> from = fromStates(request);
-        index.ensureIndexed(request.machine(), from, ids.get());
+        index.ensureIndexed(request.machine(), from, ids::get);
         InMemoryQueues.QueueSlot qs = queues.slot(request.queue());
         synchronized (qs) {
             QueueRecord q = qs.record;
@@ -489,7 +489,7 @@ public final class InMemoryStore implements Store {
     @Override
     public List<TaskRecord> peek(ClaimRequest request) {
         List<String> from = fromStates(request);
-        index.ensureIndexed(request.machine(), from, ids.get());
+        index.ensureIndexed(request.machine(), from, ids::get);
         return index.peek(request, from);
     }
 
