@@ -54,12 +54,6 @@ public final class Claims {
         if (picks.isEmpty()) return List.of();
         Instant now = Objects.requireNonNull(Rows.micros(request.now()));
         Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
-        List<Claimed> claimed = context.ops().claim(c, request, picks, now, expires);
-        List<GroupRows.StateChange> moves = new ArrayList<>(claimed.size());
-        for (Claimed t : claimed) {
-            moves.add(new GroupRows.StateChange(t.task().id(), t.task().parentId(), t.task().machine(), t.entry().from(), t.entry().to()));
-        }
-        GroupRows.marked(c, context.sql().groups, moves);
-        return claimed;
+        return context.ops().claim(c, request, picks, now, expires);
     }
 }

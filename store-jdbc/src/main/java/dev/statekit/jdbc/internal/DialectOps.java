@@ -27,7 +27,8 @@ public interface DialectOps {
 
     /**
      * Writes changes without command keys, each on its own: a change whose task is still at its
-     * expected version takes its snapshot and its history entry, the others write nothing.
+     * expected version takes its snapshot and its history entry, and marks the groups it counts in
+     * ({@link GroupRows#marked}); the others write nothing.
      *
      * @param sorted the changes, in ascending task id order (the order rows are locked in)
      * @return the ids of the tasks updated
@@ -36,8 +37,8 @@ public interface DialectOps {
 
     /**
      * Claims the tasks a claim picked (read at their current versions, in claim order) and writes
-     * their history, drawing a fencing token for each in claim order; a task that changed since it
-     * was read is not claimed.
+     * their history, drawing a fencing token for each in claim order, and marks the groups the
+     * claimed tasks count in; a task that changed since it was read is not claimed.
      *
      * @param now     the claim's time, cut to the microsecond
      * @param expires the lease expiry, cut to the microsecond

@@ -112,6 +112,25 @@ public final class GroupSql {
     }
 
     /**
+     * PostgreSQL: the common table expressions, to follow others in a {@code WITH}, that mark the
+     * groups in which the tasks of {@code moved} count: {@code moved} names an earlier expression
+     * with columns {@code id, parent_id, machine, from_state, to_state}, one row per task written;
+     * rows whose state did not change mark nothing. The marks are those {@link #markChange} writes
+     * for one task, written for the whole batch by the statement that writes the tasks.
+     */
+    public String marksOf(String moved) {
+        String x = "mx";
+        String select = " select g.owner_id, g.owner_machine, " + x + ".machine, " + x + ".from_state, " + x + ".to_state from " + x;
+        return x + " as (select id, parent_id, machine, from_state, to_state from " + moved + " where from_state <> to_state),"
+                + " mi as (insert into " + marks + " (owner_id, owner_machine, member_machine, from_state, to_state)"
+                + select + " join " + groups + " g on g.owner_id = " + x + ".parent_id and g.kind = 'CHILDREN'"
+                + " union all" + select + " join " + dependencies + " d on d.member_id = " + x + ".id join " + groups
+                + " g on g.owner_id = d.owner_id"
+                + " union all select g.owner_id, g.owner_machine, null, null, null from " + x + " join " + groups
+                + " g on g.owner_id = " + x + ".id)";
+    }
+
+    /**
      * The condition, on a query of the tasks table, that a task is not held: neither its parent holds
      * its group's members, nor its own dependencies hold it.
      */

@@ -47,7 +47,10 @@ public final class H2Ops implements DialectOps {
         return () -> { };
     }
 
-    /** The updates go as two JDBC batches (free and leased snapshots), the history entries of the applied ones as one insert. */
+    /**
+     * The updates go as two JDBC batches (free and leased snapshots), the history entries of the
+     * applied ones as one insert, their marks as one more batch.
+     */
     @Override
     public Set<Long> writeEach(Connection c, List<Change> sorted) throws SQLException {
         Set<Long> updated = new HashSet<>();
@@ -72,10 +75,13 @@ public final class H2Ops implements DialectOps {
         List<HistoryEntry> entries = new ArrayList<>();
         for (Change change : sorted) if (updated.contains(change.next().id())) entries.add(change.entry());
         rows.insertHistory(c, entries);
+        List<GroupRows.StateChange> moves = new ArrayList<>(updated.size());
+        for (Change change : sorted) if (updated.contains(change.next().id())) moves.add(GroupRows.StateChange.of(change));
+        GroupRows.marked(c, sql.groups, moves);
         return updated;
     }
 
-    /** The picked rows are locked: a batch of updates with tokens drawn first, then one history insert. */
+    /** The picked rows are locked: a batch of updates with tokens drawn first, then one history insert and a batch of marks. */
     @Override
     public List<Claimed> claim(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
             throws SQLException {
@@ -109,6 +115,11 @@ public final class H2Ops implements DialectOps {
             }
         }
         rows.insertHistory(c, entries);
+        List<GroupRows.StateChange> moves = new ArrayList<>(claimed.size());
+        for (Claimed t : claimed) {
+            moves.add(new GroupRows.StateChange(t.task().id(), t.task().parentId(), t.task().machine(), t.entry().from(), t.entry().to()));
+        }
+        GroupRows.marked(c, sql.groups, moves);
         return claimed;
     }
 

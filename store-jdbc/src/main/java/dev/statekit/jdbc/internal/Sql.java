@@ -97,12 +97,13 @@ public final class Sql {
      * token for each; returns (id, lease_token) of each task updated. Parameters: arrays of ids,
      * versions, from states, to states, events, encoded attributes (a null element keeps the stored
      * ones) and claim times (as text); then owner, lease expiry, and the history's source, actor and
-     * reason.
+     * reason. The groups the claimed tasks count in are marked by the same statement.
      */
     public final String claimTasks;
     /**
      * PostgreSQL: applies changes without command keys in one statement, each on its own: a row
-     * at another version is left alone. Returns the id of each task updated. Parameters: the
+     * at another version is left alone, and the groups the updated tasks count in are marked. Returns
+     * the id of each task updated. Parameters: the
      * {@link #UPDATE_EACH_ARRAYS} arrays, one element per change, in that order.
      */
     public final String updateEach;
@@ -199,9 +200,12 @@ public final class Sql {
                 + " u as (update " + tasks + " t set state = v.state, attributes = coalesce(v.attributes, t.attributes),"
                 + " lease_owner = ?, lease_token = v.token, lease_expires_at = ?,"
                 + " attempts = t.attempts + 1, not_before = null, updated_at = v.at, version = t.version + 1,"
-                + " cancel_requested = false from v where t.id = v.id and t.version = v.version returning t.id, t.lease_token),"
+                + " cancel_requested = false from v where t.id = v.id and t.version = v.version"
+                + " returning t.id, t.lease_token, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.version + 1, v.from_state,"
-                + " v.state, v.event, ?, ?, ?, v.at, null from v join u on u.id = v.id)"
+                + " v.state, v.event, ?, ?, ?, v.at, null from v join u on u.id = v.id),"
+                + " moved as (select u.id, u.parent_id, u.machine, v.from_state, v.state as to_state from v join u on u.id = v.id), "
+                + groups.marksOf("moved")
                 + " select id, lease_token from u";
         // A lease kept with its fencing token keeps its stored owner and expiry: only renew moves them.
         updateEach = "with v (id, expected, version, state, queue, attempts, retries, lease_owner, lease_token,"
@@ -217,9 +221,11 @@ public final class Sql {
                 + " last_error_message = v.error_message, last_error_retryable = v.error_retryable,"
                 + " last_error_step = v.error_step, attributes = v.attributes, payload = v.payload, updated_at = v.updated_at,"
                 + " version = v.version, priority = coalesce(v.priority, t.priority), sequence = coalesce(v.sequence, t.sequence)"
-                + " from v where t.id = v.id and t.version = v.expected returning t.id),"
+                + " from v where t.id = v.id and t.version = v.expected returning t.id, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.h_version, v.from_state,"
-                + " v.to_state, v.event, v.source, v.actor, v.reason, v.at, null from v join u on u.id = v.id)"
+                + " v.to_state, v.event, v.source, v.actor, v.reason, v.at, null from v join u on u.id = v.id),"
+                + " moved as (select u.id, u.parent_id, u.machine, v.from_state, v.to_state from v join u on u.id = v.id), "
+                + groups.marksOf("moved")
                 + " select id from u";
     }
 

@@ -131,9 +131,6 @@ public final class TaskWrites {
                 : jdbc.transaction("applying " + writing.size() + " changes one by one", null, c -> {
                     List<Change> sorted = byId(writing);
                     Set<Long> updated = ops.writeEach(c, sorted);
-                    List<GroupRows.StateChange> moves = new ArrayList<>(updated.size());
-                    for (Change change : sorted) if (updated.contains(change.next().id())) moves.add(GroupRows.StateChange.of(change));
-                    GroupRows.marked(c, sql.groups, moves);
                     return eachResults(c, writing, sorted, updated);
                 });
         if (refused != null) throw refused;
