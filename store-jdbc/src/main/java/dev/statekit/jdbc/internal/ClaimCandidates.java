@@ -35,6 +35,7 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
     private final DialectOps ops;
     private final List<String> states = new ArrayList<>();
     private final int batch;
+    private final boolean lock;
     private final List<TaskRecord> main = new ArrayList<>();
     private final Set<Long> taken = new HashSet<>();
     private final Set<Long> bad = new HashSet<>();
@@ -50,14 +51,24 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
      * Creates the candidates of {@code request} on {@code c}, read {@code batch} rows at a time.
      *
      * @param batch the room the claim has, at least 1
+     * @param lock  whether the reads lock the rows they return, passing over rows that other
+     *              claims hold ({@link Sql#runnable}); without, the caller keeps other claims out
      */
-    public ClaimCandidates(Connection c, ClaimRequest request, JdbcContext context, int batch) {
+    public ClaimCandidates(Connection c, ClaimRequest request, JdbcContext context, int batch, boolean lock) {
         this.c = c;
         this.request = request;
         this.sql = context.sql();
         this.ops = context.ops();
         this.batch = batch;
+        this.lock = lock;
+        states.addAll(states(request));
+    }
+
+    /** Returns the from-states of {@code request}'s rules, each once, in the order the SQL binds them. */
+    public static List<String> states(ClaimRequest request) {
+        List<String> states = new ArrayList<>();
         for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
+        return states;
     }
 
     /** Returns the tasks taken, in the order taken. */
@@ -93,7 +104,7 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
             int limit = taken.size() + bad.size() + 1;
             List<TaskRecord> read = new ArrayList<>();
             int rows;
-            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, limit))) {
+            try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, limit, lock))) {
                 int i = bind(ps);
                 ps.setInt(i, ops.priorityBelow(priority));
                 rows = read(ps, read, false);
@@ -126,7 +137,7 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
     private void fetch() throws SQLException {
         List<TaskRecord> read = new ArrayList<>();
         int rows;
-        try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, batch))) {
+        try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), last != null, false, batch, lock))) {
             bind(ps);
             rows = read(ps, read, true);
         }

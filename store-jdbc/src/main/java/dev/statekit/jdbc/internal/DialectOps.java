@@ -57,6 +57,13 @@ public interface DialectOps {
     List<TaskRecord> lockCandidates(Connection c, ClaimRequest request, List<String> states, List<TaskRecord> read,
                                     Jdbc.RowReader<@Nullable TaskRecord> reader) throws SQLException;
 
+    /**
+     * Returns whether claims of a queue without a concurrency limit may run side by side: each
+     * locks the queue row against changes only ({@link QueueTable#share}) and locks the tasks it
+     * reads, passing over those another claim holds.
+     */
+    boolean claimsSideBySide();
+
     /** Returns the value to bind for "priority below {@code priority}" in {@link Sql#runnable}. */
     int priorityBelow(int priority);
 }

@@ -161,4 +161,10 @@ public final class H2Ops implements DialectOps {
     public int priorityBelow(int priority) {
         return priority - 1;
     }
+
+    /** No: H2 has no shared row locks, and its limited {@code FOR UPDATE} locks every row it matches. */
+    @Override
+    public boolean claimsSideBySide() {
+        return false;
+    }
 }

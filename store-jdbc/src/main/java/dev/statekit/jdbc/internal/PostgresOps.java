@@ -27,9 +27,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL: batches travel as arrays, so that a batch of changes or a claim is one statement
- * ({@link Sql#updateEach}, {@link Sql#claimTasks}); claim candidates are not locked (the queue row
- * the claim holds keeps other claimers out, and the claim's update takes a task only at the
- * version read); wake-ups go through LISTEN/NOTIFY. Immutable and thread-safe.
+ * ({@link Sql#updateEach}, {@link Sql#claimTasks}), with the marks of the groups the written tasks
+ * count in; claims of a queue without a limit run side by side, each locking the tasks it reads
+ * ({@link Claims}), while an exclusive claim's candidates are read without locks (the queue row it
+ * holds keeps other claimers out, and the claim's update takes a task only at the version read);
+ * wake-ups go through LISTEN/NOTIFY. Immutable and thread-safe.
  */
 public final class PostgresOps implements DialectOps {
 
@@ -174,7 +176,7 @@ public final class PostgresOps implements DialectOps {
         return claimed;
     }
 
-    /** The candidates as read: the claim's queue row and its update by version are enough. */
+    /** The candidates as read: they are locked by the read itself, or kept from other claims by the queue row. */
     @Override
     public List<TaskRecord> lockCandidates(Connection c, ClaimRequest request, List<String> states, List<TaskRecord> read,
                                            Jdbc.RowReader<@Nullable TaskRecord> reader) {
@@ -184,5 +186,11 @@ public final class PostgresOps implements DialectOps {
     @Override
     public int priorityBelow(int priority) {
         return priority;
+    }
+
+    /** Yes: {@code FOR SHARE} on the queue row, {@code FOR UPDATE SKIP LOCKED} on the tasks. */
+    @Override
+    public boolean claimsSideBySide() {
+        return true;
     }
 }

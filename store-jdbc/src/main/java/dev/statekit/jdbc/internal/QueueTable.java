@@ -99,6 +99,15 @@ public final class QueueTable {
         return q;
     }
 
+    /**
+     * Locks the row of {@code queue} against changes (pausing, limits) until the transaction ends,
+     * but not against other transactions that lock it so; returns its record, or null when the
+     * queue has no row yet. PostgreSQL only: on H2 the lock is exclusive.
+     */
+    public @Nullable QueueRecord share(Connection c, String queue) throws SQLException {
+        return select(c, sql.shareQueue, queue);
+    }
+
     /** Stores the anti-starvation count of {@code queue}, whose row the caller locked. */
     public void setSkipped(Connection c, String queue, int skipped) throws SQLException {
         Jdbc.update(c, sql.setSkipped, ps -> {

@@ -52,6 +52,8 @@ public final class Sql {
     public final String queue;
     /** Selects and locks a queue row. */
     public final String lockQueue;
+    /** PostgreSQL: selects a queue row and locks it against changes, not against other claims that lock it so. */
+    public final String shareQueue;
     /** Inserts a queue row with the defaults (PostgreSQL: unless it exists). */
     public final String insertQueue;
     /** Pauses a queue. */
@@ -161,6 +163,7 @@ public final class Sql {
         command = "select " + Rows.HISTORY_COLUMNS + " from " + history + " where task_id = ? and command_key = ?";
         queue = "select " + Rows.QUEUE_COLUMNS + " from " + queues + " where name = ?";
         lockQueue = queue + " for update";
+        shareQueue = queue + (pg ? " for share" : " for update");
         insertQueue = "insert into " + queues + " (" + Rows.QUEUE_COLUMNS + ") values (?, false, null, 0, 0)"
                 + (pg ? " on conflict (name) do nothing" : "");
         pauseQueue = "update " + queues + " set paused = true, pause_reason = ? where name = ?";
@@ -292,13 +295,14 @@ public final class Sql {
      * Selects runnable tasks of (machine, queue, states) in claim order, leaving out members of held
      * groups: parameters machine, queue,
      * the states, now, then with {@code after} the last key (priority twice, sequence twice, id),
-     * then with {@code below} a priority bound; it takes no row locks. The limit is part of the
-     * text: with it known, the database can keep one plan for every execution instead of planning
-     * each one.
+     * then with {@code below} a priority bound. The limit is part of the text: with it known, the
+     * database can keep one plan for every execution instead of planning each one.
      *
      * @param limit the most rows to return
+     * @param lock  whether to lock the rows returned, passing over rows other transactions hold
+     *              (PostgreSQL only: H2 locks every row a limited query's condition matches)
      */
-    public String runnable(int states, boolean after, boolean below, int limit) {
+    public String runnable(int states, boolean after, boolean below, int limit, boolean lock) {
         boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
                 .append(" where machine = ? and queue = ? and state in ").append(params(states))
@@ -308,7 +312,20 @@ public final class Sql {
         if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
         // H2 reads rows in the order of an index only when the order names the index's leading columns.
         b.append(pg || states != 1 ? " order by" : " order by machine, state, queue,").append(" priority desc, sequence, id limit ").append(limit);
+        if (lock) {
+            if (!pg) throw new IllegalArgumentException("H2 locks the runnable tasks it reads by id");
+            b.append(" for update skip locked");
+        }
         return b.toString();
+    }
+
+    /**
+     * Selects whether (machine, queue, states) has a runnable task that no held group keeps back:
+     * parameters machine, queue, the states, now.
+     */
+    public String anyRunnable(int states) {
+        return "select 1 from " + tasks + " where machine = ? and queue = ? and state in " + params(states)
+                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld() + " limit 1";
     }
 
     /**

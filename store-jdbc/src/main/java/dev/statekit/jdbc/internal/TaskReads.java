@@ -186,7 +186,7 @@ public final class TaskReads {
         List<String> states = new ArrayList<>();
         for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
         return jdbc.read("peeking at queue " + request.queue(), null,
-                c -> Jdbc.tasks(c, sql.runnable(states.size(), false, false, request.max()), ps -> {
+                c -> Jdbc.tasks(c, sql.runnable(states.size(), false, false, request.max(), false), ps -> {
                     int i = 1;
                     ps.setString(i++, request.machine());
                     ps.setString(i++, request.queue());
