@@ -5,20 +5,32 @@ import dev.statekit.store.Claimed;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.support.ClaimPicker;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TriggerSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Claims. An idle queue costs one read and no transaction: a claim first asks whether any task
- * is runnable, without locks, and stops there when none is. Otherwise the claim is one
- * transaction, in one of two ways:
+ * Claims, each one transaction, in one of three ways:
  *
  * <ul>
+ *   <li><b>At once</b> (PostgreSQL, a queue without a concurrency limit, claim rules without
+ *       effects): one statement, {@link Sql#claimAtOnce}, and the commit. It claims when the
+ *       plain order of the runnable tasks is the claim order (one priority, nothing lower
+ *       waiting); otherwise it claims nothing and the claim is made side by side, and the next
+ *       {@value #SIDE_BY_SIDE_AFTER_MIXED} claims of the queue in this store go there directly.
+ *       An idle queue's claim writes nothing: its commit waits for no disk.
  *   <li><b>Side by side</b> (PostgreSQL, a queue without a concurrency limit): the claim locks
  *       the queue's control row against changes only (pausing, limits wait for it; other claims
  *       do not), reads the runnable tasks in claim order locking them and passing over those that
@@ -31,13 +43,21 @@ import org.jspecify.annotations.Nullable;
  *       anti-starvation and stores the anti-starvation count.
  * </ul>
  *
+ * <p>The last two first ask whether any task is runnable, without locks, and stop there when none
+ * is: an idle queue costs one read.
+ *
  * <p>Either way candidates come through {@link ClaimPicker} over {@link ClaimCandidates}
  * (members of held groups are not candidates), and the dialect writes the claims with their
- * history and the marks of the groups the claimed tasks count in. Immutable and thread-safe.
+ * history and the marks of the groups the claimed tasks count in. Thread-safe.
  */
 public final class Claims {
+    /** How many claims of a queue skip the at-once statement after it found priorities it cannot order. */
+    static final int SIDE_BY_SIDE_AFTER_MIXED = 64;
+
     private final JdbcContext context;
     private final QueueTable queues;
+    /** Per queue, how many more claims go side by side without trying the at-once statement. */
+    private final Map<String, Integer> mixed = new ConcurrentHashMap<>();
 
     /** Creates the claims of one store. */
     public Claims(JdbcContext context, QueueTable queues) {
@@ -48,16 +68,95 @@ public final class Claims {
     /** Claims as {@link dev.statekit.store.Store#claim} describes; logs the tasks claimed at DEBUG. */
     public List<Claimed> claim(ClaimRequest request) {
         String doing = "claiming from queue " + request.queue();
-        if (!context.jdbc().read(doing, null, c -> anyRunnable(c, request))) return List.of();
         List<Claimed> claimed = null;
-        if (context.ops().claimsSideBySide()) claimed = context.jdbc().transaction(doing, null, c -> sideBySide(c, request));
-        if (claimed == null) claimed = context.jdbc().transaction(doing, null, c -> exclusive(c, request));
+        boolean atOnce = context.ops().claimsSideBySide() && withoutEffects(request)
+                && mixed.computeIfPresent(request.queue(), (q, n) -> n > 1 ? n - 1 : null) == null;
+        if (atOnce) {
+            claimed = context.jdbc().transaction(doing, null, c -> atOnce(c, request));
+            if (claimed == null) mixed.put(request.queue(), SIDE_BY_SIDE_AFTER_MIXED);
+        }
+        if (claimed == null) {
+            if (!atOnce && !context.jdbc().read(doing, null, c -> anyRunnable(c, request))) return List.of();
+            if (context.ops().claimsSideBySide()) claimed = context.jdbc().transaction(doing, null, c -> sideBySide(c, request));
+            if (claimed == null) claimed = context.jdbc().transaction(doing, null, c -> exclusive(c, request));
+        }
         if (!claimed.isEmpty() && Jdbc.LOG.isDebugEnabled()) {
             List<Long> ids = new ArrayList<>();
             for (Claimed t : claimed) ids.add(t.task().id());
             Jdbc.LOG.debug("{} claimed tasks {} from queue {}", request.owner(), ids, request.queue());
         }
         return claimed;
+    }
+
+    private static boolean withoutEffects(ClaimRequest request) {
+        for (ClaimRule rule : request.rules()) if (rule.effect() != null) return false;
+        return true;
+    }
+
+    /**
+     * Claims with {@link Sql#claimAtOnce}; returns null when the claim must be made another way:
+     * the queue has no row or has a limit, the plain order is not the claim order, or a claimed
+     * row cannot be read (then the statement is rolled back).
+     */
+    private @Nullable List<Claimed> atOnce(Connection c, ClaimRequest request) throws SQLException {
+        List<String> states = ClaimCandidates.states(request);
+        List<ClaimRule> rules = new ArrayList<>(states.size());
+        for (String state : states) rules.add(Objects.requireNonNull(request.ruleFor(state)));
+        Instant now = Objects.requireNonNull(Rows.micros(request.now()));
+        Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
+        List<Claimed> claimed = new ArrayList<>();
+        boolean fallBack = false;
+        try (PreparedStatement ps = c.prepareStatement(context.sql().claimAtOnce(states.size(), request.max()))) {
+            int i = bindRunnable(ps, 1, request, states);
+            ps.setString(i++, request.queue());
+            String[][] arrays = {new String[rules.size()], new String[rules.size()], new String[rules.size()]};
+            for (int r = 0; r < rules.size(); r++) {
+                arrays[0][r] = rules.get(r).from();
+                arrays[1][r] = rules.get(r).event();
+                arrays[2][r] = rules.get(r).to();
+            }
+            for (String[] array : arrays) ps.setArray(i++, c.createArrayOf("text", array));
+            i = bindRunnable(ps, i, request, states);
+            i = bindRunnable(ps, i, request, states);
+            ps.setString(i++, request.owner());
+            Rows.setInstant(ps, i++, expires);
+            Rows.setInstant(ps, i++, now);
+            ps.setString(i++, TriggerSource.SYSTEM.name());
+            ps.setString(i++, request.owner());
+            ps.setString(i, ClaimRule.CLAIM_REASON);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (rs.getObject(1) == null) {
+                        boolean found = rs.getBoolean(28);
+                        rs.getBoolean(29);
+                        boolean queueRow = !rs.wasNull();
+                        boolean paused = rs.getBoolean(29);
+                        int limit = rs.getInt(30);
+                        boolean ordered = rs.getBoolean(31);
+                        fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)));
+                        continue;
+                    }
+                    TaskRecord task = Rows.task(rs);
+                    HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(26), task.state(), rs.getString(27),
+                            TriggerSource.SYSTEM, request.owner(), ClaimRule.CLAIM_REASON, task.updatedAt(), null);
+                    claimed.add(new Claimed(task, entry));
+                }
+            }
+        } catch (StatekitException e) {
+            c.rollback();       // the claim is undone, and made again without the row that cannot be read
+            Jdbc.LOG.debug("a task claimed from queue {} cannot be read; claiming again row by row: {}", request.queue(), e.getMessage());
+            return null;
+        }
+        return fallBack ? null : claimed;
+    }
+
+    private static int bindRunnable(PreparedStatement ps, int first, ClaimRequest request, List<String> states) throws SQLException {
+        int i = first;
+        ps.setString(i++, request.machine());
+        ps.setString(i++, request.queue());
+        for (String s : states) ps.setString(i++, s);
+        Rows.setInstant(ps, i++, request.now());
+        return i;
     }
 
     private boolean anyRunnable(Connection c, ClaimRequest request) throws SQLException {

@@ -20,6 +20,8 @@ public final class Sql {
     public final String channel;
     /** The SQL of the groups. */
     public final GroupSql groups;
+    /** The sequence of fencing tokens. */
+    private final String fencing;
 
     /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
     public final String insertTask;
@@ -136,6 +138,7 @@ public final class Sql {
         queues = prefix + "queues";
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
+        fencing = prefix + "fencing_seq";
         String fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
@@ -317,6 +320,58 @@ public final class Sql {
             b.append(" for update skip locked");
         }
         return b.toString();
+    }
+
+    /**
+     * PostgreSQL: a whole claim in one statement, its own transaction, for a queue without a
+     * concurrency limit whose claim rules have no effects. When a task is runnable (read without
+     * locks: an idle queue's claim writes nothing, so its commit waits for no disk), it locks the
+     * queue row against changes (as {@link #shareQueue}: pausing and limits wait for it, other
+     * claims do not), takes up to {@code limit} runnable tasks in claim order, locking them and
+     * passing over those that other claims hold, draws their fencing tokens in that order, claims
+     * them by their rules, writes their history and marks their groups. It claims only when that
+     * order is the claim order anti-starvation gives: the tasks taken share one priority, no
+     * runnable task of a lower priority is left, and the queue's anti-starvation count is 0.
+     *
+     * <p>Returns one row per task claimed, or one row with null task columns when none is: the
+     * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 25), its from-state (26), the
+     * event (27), whether a task was runnable (28), the queue's paused flag (29) and concurrency
+     * limit (30), null when the queue has no row or nothing was runnable, and whether the order was
+     * the claim order (31).
+     *
+     * <p>Parameters: machine, queue, the states, now (is a task runnable); queue; the rules'
+     * from-states, events and to-states (three arrays, one rule per from-state); machine, queue,
+     * the states, now (the candidates); machine, queue, the states, now (a lower task); owner, lease
+     * expiry, now (the claim); the history's source, actor and reason.
+     */
+    public String claimAtOnce(int states, int limit) {
+        String runnable = " from " + tasks + " where machine = ? and queue = ? and state in " + params(states)
+                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld();
+        StringBuilder cols = new StringBuilder();
+        for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
+        return "with p as (select exists (select 1" + runnable + ") as found),"
+                + " q as (select paused, concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
+                + " for share),"
+                + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
+                + " c as (select id, version, state, priority, sequence" + runnable
+                + " and exists (select 1 from q where not q.paused and q.concurrency = 0)"
+                + " order by priority desc, sequence, id limit " + limit + " for update skip locked),"
+                + " g as (select (select count(distinct priority) from c) <= 1"
+                + " and not exists (select 1" + runnable + " and priority < (select min(priority) from c))"
+                + " and coalesce((select skipped_lower from q), 0) = 0 as ordered),"
+                + " k as (select c.id, c.version, c.state, r.event, r.to_state, nextval('" + fencing + "') as token"
+                + " from c join r on r.from_state = c.state where (select ordered from g)"
+                + " order by c.priority desc, c.sequence, c.id),"
+                + " u as (update " + tasks + " t set state = k.to_state, lease_owner = ?, lease_token = k.token,"
+                + " lease_expires_at = ?, attempts = t.attempts + 1, not_before = null,"
+                + " updated_at = greatest(t.updated_at, ?), version = t.version + 1, cancel_requested = false"
+                + " from k where t.id = k.id and t.version = k.version returning t.*, k.state as from_state, k.event),"
+                + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select u.id, u.version, u.from_state,"
+                + " u.state, u.event, ?, ?, ?, u.updated_at, null from u),"
+                + " moved as (select id, parent_id, machine, from_state, state as to_state from u), "
+                + groups.marksOf("moved")
+                + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered"
+                + " from p cross join g left join q on true left join u on true order by u.lease_token";
     }
 
     /**
