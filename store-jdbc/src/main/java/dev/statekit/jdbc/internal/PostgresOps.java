@@ -38,7 +38,7 @@ public final class PostgresOps implements DialectOps {
     /** One array parameter of {@link Sql#updateEach}: its element type and the value of each change. */
     private record Column(String type, Function<Change, @Nullable Object> value) {}
 
-    // The arrays of Sql.updateEach, in its order. Times travel as text.
+    // The arrays of Sql.updateEach, in its order. Times travel as microseconds since the epoch.
     private static final List<Column> EACH_COLUMNS = List.of(
             new Column("int8", ch -> ch.next().id()),
             new Column("int8", Change::expectedVersion),
@@ -49,15 +49,15 @@ public final class PostgresOps implements DialectOps {
             new Column("int4", ch -> ch.next().retries()),
             new Column("text", ch -> lease(ch, Lease::owner)),
             new Column("int8", ch -> lease(ch, Lease::fencingToken)),
-            new Column("text", ch -> lease(ch, l -> Rows.pgTimestamp(l.expiresAt()))),
-            new Column("text", ch -> Rows.pgTimestamp(ch.next().notBefore())),
+            new Column("int8", ch -> lease(ch, l -> Rows.epochMicros(l.expiresAt()))),
+            new Column("int8", ch -> Rows.epochMicros(ch.next().notBefore())),
             new Column("text", ch -> error(ch, TaskError::code)),
             new Column("text", ch -> error(ch, TaskError::message)),
             new Column("bool", ch -> error(ch, TaskError::retryable)),
             new Column("text", ch -> error(ch, TaskError::step)),
             new Column("text", ch -> AttributeCodec.encode(ch.next().attributes())),
             new Column("text", ch -> ch.next().payload()),
-            new Column("text", ch -> Rows.pgTimestamp(ch.next().updatedAt())),
+            new Column("int8", ch -> Rows.epochMicros(ch.next().updatedAt())),
             new Column("int8", ch -> ch.entry().version()),
             new Column("text", ch -> ch.entry().from()),
             new Column("text", ch -> ch.entry().to()),
@@ -65,7 +65,7 @@ public final class PostgresOps implements DialectOps {
             new Column("text", ch -> ch.entry().source().name()),
             new Column("text", ch -> ch.entry().actor()),
             new Column("text", ch -> ch.entry().reason()),
-            new Column("text", ch -> Rows.pgTimestamp(ch.entry().at())),
+            new Column("int8", ch -> Rows.epochMicros(ch.entry().at())),
             new Column("int4", ch -> ch.reorders() ? ch.next().priority() : null),    // null keeps the stored place
             new Column("int8", ch -> ch.reorders() ? ch.next().sequence() : null));
 
@@ -137,7 +137,7 @@ public final class PostgresOps implements DialectOps {
         int n = picks.size();
         ClaimRule[] rules = new ClaimRule[n];
         Attributes[] attributes = new Attributes[n];
-        Object[][] arrays = {new Long[n], new Long[n], new String[n], new String[n], new String[n], new String[n], new String[n]};
+        Object[][] arrays = {new Long[n], new Long[n], new String[n], new String[n], new String[n], new String[n], new Long[n]};
         for (int p = 0; p < n; p++) {
             TaskRecord t = picks.get(p);
             ClaimRule rule = rules[p] = RowWrites.ruleOf(request, t);
@@ -148,9 +148,9 @@ public final class PostgresOps implements DialectOps {
             arrays[3][p] = rule.to();
             arrays[4][p] = rule.event();
             arrays[5][p] = rule.effect() == null ? null : AttributeCodec.encode(attributes[p]);   // null keeps the stored text
-            arrays[6][p] = Rows.pgTimestamp(ClaimRule.claimTime(t, now));
+            arrays[6][p] = Rows.epochMicros(ClaimRule.claimTime(t, now));
         }
-        String[] types = {"int8", "int8", "text", "text", "text", "text", "text"};
+        String[] types = {"int8", "int8", "text", "text", "text", "text", "int8"};
         Map<Long, Long> tokens = new HashMap<>(2 * n);
         try (PreparedStatement ps = c.prepareStatement(sql.claimTasks)) {
             for (int i = 0; i < arrays.length; i++) ps.setArray(i + 1, c.createArrayOf(types[i], arrays[i]));

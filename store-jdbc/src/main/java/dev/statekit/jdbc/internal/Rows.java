@@ -43,37 +43,16 @@ public final class Rows {
         return t == null ? null : t.truncatedTo(ChronoUnit.MICROS);
     }
 
+    /** Returns {@code t} as whole microseconds since the epoch (cut, as stored), or null. */
+    public static @Nullable Long epochMicros(@Nullable Instant t) {
+        if (t == null) return null;
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
+    }
+
     /** Binds a time, or SQL null. */
     public static void setInstant(PreparedStatement ps, int i, @Nullable Instant t) throws SQLException {
         if (t == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE);
         else ps.setObject(i, OffsetDateTime.ofInstant(t.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
-    }
-
-    /**
-     * Returns {@code t} as PostgreSQL reads a time with zone whatever the session's settings: in
-     * UTC with an explicit offset, cut to the microsecond, years before 1 written as BC; null stays
-     * null. Used for times bound inside arrays.
-     */
-    public static @Nullable String pgTimestamp(@Nullable Instant t) {
-        if (t == null) return null;
-        LocalDateTime d = LocalDateTime.ofEpochSecond(t.getEpochSecond(), t.getNano(), ZoneOffset.UTC);
-        int year = d.getYear();
-        boolean bc = year <= 0;
-        StringBuilder b = new StringBuilder(36);
-        digits(b, bc ? 1 - year : year, 4).append('-');
-        digits(b, d.getMonthValue(), 2).append('-');
-        digits(b, d.getDayOfMonth(), 2).append(' ');
-        digits(b, d.getHour(), 2).append(':');
-        digits(b, d.getMinute(), 2).append(':');
-        digits(b, d.getSecond(), 2).append('.');
-        digits(b, d.getNano() / 1000, 6).append("+00");
-        return bc ? b.append(" BC").toString() : b.toString();
-    }
-
-    private static StringBuilder digits(StringBuilder b, int value, int width) {
-        String s = Integer.toString(value);
-        for (int i = s.length(); i < width; i++) b.append('0');
-        return b.append(s);
     }
 
     /** Reads a time, or null. */
