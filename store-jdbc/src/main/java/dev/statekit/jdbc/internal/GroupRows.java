@@ -105,12 +105,14 @@ public final class GroupRows {
     /**
      * Writes the marks of written changes of existing tasks, after their rows were updated: a later
      * statement than the update, so that it sees every group and edge committed while the update
-     * waited for the row. Changes that keep the state write none; several go as one batch.
+     * waited for the row. Changes that keep the state write none; several go as one batch, unless
+     * no group exists at all (asked by a statement as late, which sees as much).
      */
     public static void marked(Connection c, GroupSql sql, List<StateChange> changes) throws SQLException {
         List<StateChange> moves = new ArrayList<>(changes.size());
         for (StateChange ch : changes) if (ch.from() != null && !ch.from().equals(ch.to())) moves.add(ch);
         if (moves.isEmpty()) return;
+        if (moves.size() > 1 && Jdbc.queryOne(c, sql.anyGroup, ps -> { }, rs -> Boolean.TRUE) == null) return;
         try (PreparedStatement ps = c.prepareStatement(sql.markChange)) {
             for (StateChange ch : moves) {
                 ps.setString(1, ch.machine());

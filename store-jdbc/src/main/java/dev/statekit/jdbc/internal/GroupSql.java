@@ -53,6 +53,8 @@ public final class GroupSql {
     public final String insertMark;
     /** Counts the marks. */
     public final String pendingMarks;
+    /** Selects whether any group exists. */
+    public final String anyGroup;
     /** Selects the members of a group of children in one state after an id: owner, machine, state, after id, limit. */
     public final String childrenInState;
     /** Selects the members of a group of dependencies in one state after an id: owner, machine, state, after id, limit. */
@@ -100,6 +102,7 @@ public final class GroupSql {
                 + " cast(null as " + text + ") from " + groups + " g where g.owner_id = ?";
         insertMark = "insert into " + marks + " (owner_id, owner_machine, member_machine, from_state, to_state) values (?, ?, ?, ?, ?)";
         pendingMarks = "select count(*) from " + marks;
+        anyGroup = "select 1 from " + groups + " fetch first 1 rows only";
         String inState = " and machine = ? and state = ? and id > ? order by id limit ?";
         childrenInState = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where parent_id = ?" + inState;
         dependenciesInState = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in (select member_id from "
