@@ -22,6 +22,14 @@ public final class Sql {
     public final GroupSql groups;
     /** The sequence of fencing tokens. */
     private final String fencing;
+    /**
+     * H2: the tasks table read through its lease index, or its due-time index. H2 otherwise
+     * prefers an index that leads with the machine, and scans every task of the machine to find
+     * the few leased or waiting ones. Plain table names on PostgreSQL, whose partial indexes hold
+     * only those tasks.
+     */
+    private final String tasksByLease;
+    private final String tasksByDue;
 
     /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
     public final String insertTask;
@@ -139,6 +147,8 @@ public final class Sql {
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
         fencing = prefix + "fencing_seq";
+        tasksByLease = tasks + (pg ? "" : " use index (" + prefix + "tasks_lease_idx)");
+        tasksByDue = tasks + (pg ? "" : " use index (" + prefix + "tasks_due_idx)");
         String fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
@@ -177,7 +187,7 @@ public final class Sql {
         // needs a lower bound too, or the scan reads every row whose value is null.
         // Leased tasks are read through the lease index: on H2 its range needs the lower bound.
         String anyLease = pg ? "" : " and lease_expires_at >= " + H2_EARLIEST;
-        leased = "select count(*) from " + tasks + " where queue = ? and lease_token is not null" + anyLease;
+        leased = "select count(*) from " + tasksByLease + " where queue = ? and lease_token is not null" + anyLease;
         claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
                 + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
                 + " where id = ? and version = ?";
@@ -186,9 +196,9 @@ public final class Sql {
         cancelFlag = "select cancel_requested from " + tasks + " where id = ?";
         requestCancel = "update " + tasks + " set cancel_requested = true where id = ?";
         reorder = "update " + tasks + " set priority = ?, sequence = ? where id = ?";
-        expired = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_expires_at <= ?"
+        expired = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
                 + (pg ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " order by lease_expires_at, id limit ?";
-        leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_owner = ?"
+        leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_owner = ?"
                 + anyLease + " order by id limit ?";
         nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
         nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
@@ -286,21 +296,21 @@ public final class Sql {
 
     /** Selects expired leases of tasks of {@code machines} machines, oldest expiry first. */
     public String expiredOf(int machines) {
-        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where lease_token is not null and lease_expires_at <= ?"
+        return "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
                 + (dialect == Dialect.POSTGRESQL ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " and machine in " + params(machines)
                 + " order by lease_expires_at, id limit ?";
     }
 
     /** Selects lease-free tasks of a machine in {@code states} whose not-before time has come, earliest first. */
     public String due(int states) {
-        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and state in " + params(states)
+        return "select " + Rows.TASK_COLUMNS + " from " + tasksByDue + " where machine = ? and state in " + params(states)
                 + " and lease_token is null and not_before is not null and not_before <= ?"
                 + (dialect == Dialect.POSTGRESQL ? "" : " and not_before >= " + H2_EARLIEST) + " order by not_before, id limit ?";
     }
 
     /** Selects the earliest future not-before time of lease-free tasks of a machine in {@code states}. */
     public String nextDue(int states) {
-        return "select min(not_before) from " + tasks + " where machine = ? and state in " + params(states)
+        return "select min(not_before) from " + tasksByDue + " where machine = ? and state in " + params(states)
                 + " and lease_token is null and not_before is not null and not_before > ?";
     }
 
