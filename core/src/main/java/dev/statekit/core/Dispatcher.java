@@ -129,9 +129,10 @@ final class Dispatcher {
         int filled = 0;
         while (filled < slots) {
             if (!reserve()) return filled;
+            int size = ctx.firstBatch();
             List<Run<S, E>> batch;
             try {
-                batch = claimBatch(r, now);
+                batch = claimBatch(r, now, size);
             } catch (RuntimeException e) {
                 release();      // a failed claim (the store unavailable) must not take the slot with it
                 throw e;
@@ -140,16 +141,16 @@ final class Dispatcher {
                 release();
                 return filled;
             }
-            ctx.executor.execute(() -> loop.run(r, batch));
+            ctx.executor.execute(() -> loop.run(r, batch, size));
             filled++;
-            if (batch.size() < ctx.batchSize) return filled;
+            if (batch.size() < size) return filled;
         }
         return filled;
     }
 
-    /** Claims up to a batch of tasks for a slot the caller holds; they are registered as running. */
-    <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now) {
-        int max = r.options.precondition() != null ? 1 : ctx.batchSize;
+    /** Claims up to {@code size} tasks for a slot the caller holds; they are registered as running. */
+    <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now, int size) {
+        int max = r.options.precondition() != null ? 1 : size;
         ClaimRequest request = new ClaimRequest(r.machine.name(), r.queue, r.rules, ctx.owner, now, ctx.leaseDuration, max,
                 r.options.starvationLimit());
         ReentrantLock turn = claimTurns.computeIfAbsent(r.queue, q -> new ReentrantLock());
