@@ -25,20 +25,29 @@ import org.jspecify.annotations.Nullable;
  * used without a runtime pays nothing for them.
  */
 final class ClaimIndex {
-    /** A task's place in the claim order. */
-    record Key(int priority, long sequence, long id) {}
+    /** A task's place in the claim order: higher priority first, then lower sequence, then lower id. */
+    record Key(int priority, long sequence, long id) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key o) {
+            if (priority != o.priority) return priority > o.priority ? -1 : 1;
+            if (sequence != o.sequence) return sequence < o.sequence ? -1 : 1;
+            return Long.compare(id, o.id);
+        }
+    }
+
+    /** The candidates of one (machine, queue, state). */
+    private record Group(String machine, String queue, String state) {}
 
     /** A lease-free task's not-before time. */
     record TimedKey(Instant notBefore, long id) {}
 
-    static final Comparator<Key> CLAIM_ORDER = Comparator.comparingInt(Key::priority).reversed()
-            .thenComparingLong(Key::sequence).thenComparingLong(Key::id);
+    static final Comparator<Key> CLAIM_ORDER = Comparator.naturalOrder();
 
     private final InMemorySlots slots;
     // machine -> states indexed for it (copy-on-write sets)
     private final ConcurrentHashMap<String, Set<String>> indexedStates = new ConcurrentHashMap<>();
-    // machine \0 queue \0 state -> tasks in claim order
-    private final ConcurrentHashMap<String, ConcurrentSkipListSet<Key>> index = new ConcurrentHashMap<>();
+    // (machine, queue, state) -> tasks in claim order
+    private final ConcurrentHashMap<Group, ConcurrentSkipListSet<Key>> index = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Boolean> leasedIds = new ConcurrentHashMap<>();
     // lease-free tasks with a not-before time, earliest first
     private final ConcurrentSkipListSet<TimedKey> timed = new ConcurrentSkipListSet<>(
@@ -53,8 +62,8 @@ final class ClaimIndex {
         this.held = held;
     }
 
-    private static String group(String machine, String queue, String state) {
-        return machine + '\u0000' + queue + '\u0000' + state;
+    private static Group group(String machine, String queue, String state) {
+        return new Group(machine, queue, state);
     }
 
     /** Keeps the indexes and the lease bookkeeping in step with one task; the caller holds its slot's monitor. */
@@ -92,7 +101,7 @@ final class ClaimIndex {
     }
 
     private ConcurrentSkipListSet<Key> indexSet(TaskRecord t) {
-        return index.computeIfAbsent(group(t.machine(), t.queue(), t.state()), k -> new ConcurrentSkipListSet<>(CLAIM_ORDER));
+        return index.computeIfAbsent(group(t.machine(), t.queue(), t.state()), k -> new ConcurrentSkipListSet<>());      // natural order: the claim order
     }
 
     private AtomicInteger leasedCounter(String queue) {
