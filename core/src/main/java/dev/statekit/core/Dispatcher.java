@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,10 @@ import org.slf4j.LoggerFactory;
  *       the executor, and a request during a round queues the next one. A poll tick or a wake-up
  *       calls {@link #requestHousekeeping()}, which makes the next round first run the
  *       housekeeping duty (lease recovery, due waits, blocked tasks) on the executor.</li>
+ *   <li><b>Hand-offs.</b> On the runtime's own threads ({@link RuntimeContext#ownThreads}) a round
+ *       runs the first batch it claimed itself once the round is over, so work that wakes an idle
+ *       runtime costs one thread hand-off (caller to round), not two; the other batches go to the
+ *       executor. The pool has a thread more than slots, so a round always finds a thread.</li>
  *   <li><b>Slots.</b> {@code free} counts the worker slots without a batch. A round takes a slot
  *       ({@code reserve}) before it claims and gives it back when the claim brings nothing or fails;
  *       a claimed batch keeps its slot until its {@link SlotLoop} ends, which gives it back and asks
@@ -94,12 +99,23 @@ final class Dispatcher {
 
     private void dispatch() {
         dispatchPending.set(false);
+        @Nullable Runnable[] kept = {null};
+        try {
+            round(ctx.ownThreads ? kept : null);
+        } finally {     // the slot a round kept runs here, on the round's thread, whatever the round did after claiming it
+            Runnable slot = kept[0];
+            if (slot != null) slot.run();
+        }
+    }
+
+    /** One dispatch round; with {@code kept}, the first batch claimed is left in it for the caller to run. */
+    private void round(@Nullable Runnable @Nullable [] kept) {
         ctx.life.enter();      // before looking at the life cycle: a stop that follows waits for this round
         try {
             if (!ctx.life.running()) return;
             if (housekeepingPending.getAndSet(false)) housekeeping.run();
             groups.runIfRequested();
-            claimAndStart();
+            claimAndStart(kept);
         } catch (RuntimeException e) {
             log.warn("runtime {}: dispatch failed ({}); retrying after {}", ctx.owner, e.toString(), ctx.pollInterval, e);
         } finally {
@@ -109,7 +125,7 @@ final class Dispatcher {
     }
 
     /** Claims for the free slots, turning over the registrations from a rotating start, while any claim brings work. */
-    private void claimAndStart() {
+    private void claimAndStart(@Nullable Runnable @Nullable [] kept) {
         List<Registration<?, ?>> regs = ctx.registrations.all();
         int n = regs.size();
         boolean progress = true;
@@ -117,13 +133,16 @@ final class Dispatcher {
             progress = false;
             int start = Math.floorMod(rotation.getAndIncrement(), n);
             for (int i = 0; i < n && free.get() > 0; i++) {
-                if (claimFor(regs.get((start + i) % n), free.get()) > 0) progress = true;
+                if (claimFor(regs.get((start + i) % n), free.get(), kept) > 0) progress = true;
             }
         }
     }
 
-    /** Claims a batch for each of up to {@code slots} free slots and starts it. Returns how many slots it filled. */
-    private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int slots) {
+    /**
+     * Claims a batch for each of up to {@code slots} free slots and starts it: hands it to the
+     * executor, or leaves it in {@code kept} when that is given and empty. Returns how many slots it filled.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int slots, @Nullable Runnable @Nullable [] kept) {
         Instant now = ctx.clock.now();
         if (r.options.precondition() != null) preconditions.blockUnready(r, now, slots * ctx.batchSize);
         int filled = 0;
@@ -141,7 +160,9 @@ final class Dispatcher {
                 release();
                 return filled;
             }
-            ctx.executor.execute(() -> loop.run(r, batch, size));
+            Runnable slot = () -> loop.run(r, batch, size);
+            if (kept != null && kept[0] == null) kept[0] = slot;
+            else ctx.executor.execute(slot);
             filled++;
             if (batch.size() < size) return filled;
         }
@@ -169,7 +190,7 @@ final class Dispatcher {
             Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()), ctx.clock);
             ctx.running.put(t.id(), run);
             runs.add(run);
-            log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, t.id(), t.state(), t.attempts());
+            if (log.isDebugEnabled()) log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, t.id(), t.state(), t.attempts());
         }
         // The runtime's own listener has nothing to do with a task entering a running state.
         if (ctx.engine.hasListenersBesides(own)) for (Claimed c : claimed) ctx.engine.announce(r.machine.name(), c.task(), c.entry());

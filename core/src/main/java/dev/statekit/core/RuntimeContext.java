@@ -27,6 +27,11 @@ final class RuntimeContext {
     final Clock clock;
     final String owner;
     final Executor executor;
+    /**
+     * Whether {@link #executor} is the runtime's own pool of platform threads (not one a host passed
+     * in): then a dispatch round runs the first batch it claims on its own thread instead of handing it over.
+     */
+    final boolean ownThreads;
     final int slots;
     /** The batch size a slot claims, or with {@link #adaptiveBatches} the most it claims. */
     final int batchSize;
@@ -47,14 +52,15 @@ final class RuntimeContext {
     private final SplittableRandom random;
 
     /** A context whose slots claim batches of {@code batchSize}, or adaptive batches with {@code batchSize} 0. */
-    RuntimeContext(TransitionEngine engine, String owner, Executor executor, int slots, int batchSize, Duration leaseDuration,
-                   Duration heartbeat, Duration pollInterval, Duration cancelGrace, boolean forceCancel,
+    RuntimeContext(TransitionEngine engine, String owner, Executor executor, boolean ownThreads, int slots, int batchSize,
+                   Duration leaseDuration, Duration heartbeat, Duration pollInterval, Duration cancelGrace, boolean forceCancel,
                    ErrorClassifier classifier, Registrations registrations, long seed) {
         this.engine = engine;
         this.store = engine.store();
         this.clock = engine.clock();
         this.owner = owner;
         this.executor = executor;
+        this.ownThreads = ownThreads;
         this.slots = slots;
         this.adaptiveBatches = batchSize == 0;
         this.batchSize = batchSize == 0 ? ADAPTIVE_MAX : batchSize;

@@ -81,7 +81,7 @@ public final class TaskRuntime implements AutoCloseable {
         } else {
             this.ownedExecutor = null;
         }
-        this.ctx = new RuntimeContext(b.engine, b.owner, executor, b.workers, b.batchSize, b.leaseDuration,
+        this.ctx = new RuntimeContext(b.engine, b.owner, executor, ownedExecutor != null, b.workers, b.batchSize, b.leaseDuration,
                 b.heartbeat != null ? b.heartbeat : b.leaseDuration.dividedBy(3), b.pollInterval, b.cancelGrace, b.forceCancel,
                 b.classifier, new Registrations(b.registrations), b.seed);
         this.recovery = new LeaseRecovery(ctx);

@@ -49,7 +49,7 @@ final class RuntimeParts {
 
     /** Returns a context of a runtime named {@code owner} serving {@code registrations}, not yet started. */
     RuntimeContext context(String owner, Registration<?, ?>... registrations) {
-        return new RuntimeContext(engine, owner, executor, slots, batchSize, LEASE, HEARTBEAT, POLL, GRACE, forceCancel,
+        return new RuntimeContext(engine, owner, executor, false, slots, batchSize, LEASE, HEARTBEAT, POLL, GRACE, forceCancel,
                 ErrorClassifier.defaults(), new Registrations(List.of(registrations)), 7);
     }
 
