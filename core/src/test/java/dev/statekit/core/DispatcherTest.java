@@ -239,4 +239,33 @@ class DispatcherTest {
         assertThat(ctx.life.stopped()).isDone();
         assertThat(stopActions[0]).isEqualTo(1);
     }
+
+    @Test
+    void onItsOwnThreadsARoundRunsTheFirstBatchItClaimedItselfAndHandsTheOthersOver() {
+        parts.ownThreads = true;
+        parts.slots = 2;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
+        long t1 = parts.enqueue(Jobs.MACHINE, "q");
+        long t2 = parts.enqueue(Jobs.MACHINE, "q");
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();                 // the round: claims t1 and t2, hands t2's slot over, runs t1's
+        assertThat(worked).as("t1 ran on the round's thread").containsExactly(t1);
+        assertThat(parts.task(t1).state()).isEqualTo("DONE");
+        assertThat(parts.task(t2).state()).as("claimed, its slot waiting on the executor").isEqualTo("RUNNING");
+        parts.executor.runNext();
+        assertThat(worked).containsExactly(t1, t2);
+    }
+
+    @Test
+    void onAnExecutorGivenByTheHostARoundHandsEveryBatchOver() {
+        parts.slots = 2;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
+        long t1 = parts.enqueue(Jobs.MACHINE, "q");
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();
+        assertThat(worked).isEmpty();
+        assertThat(parts.task(t1).state()).isEqualTo("RUNNING");
+        parts.executor.runNext();
+        assertThat(worked).containsExactly(t1);
+    }
 }
