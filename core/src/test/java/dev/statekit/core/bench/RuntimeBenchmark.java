@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Throughput and latency of the runtime with the in-memory store: (1) 100,000 no-op tasks
- * enqueued on a paused queue, then run by 2 worker threads until all are done; (2) enqueue →
+ * enqueued on a paused queue, then run by 2 worker threads until all are done, three untimed rounds
+ * and three timed ones; (2) enqueue →
  * worker start latency of single tasks on an idle runtime, p50/p99 over many samples. For (1) it
  * also prints the process CPU time per task. Run with
  * {@code gradle -q :core:benchRuntime}.
@@ -47,7 +48,9 @@ public final class RuntimeBenchmark {
         System.out.println("statekit runtime benchmark, in-memory store, " + Runtime.getRuntime().availableProcessors()
                 + " cores, " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
                 + ", JVM options " + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
-        throughput(Math.max(10_000, tasks / 5), false);        // warm-up
+        // warm-up: rounds of the same size until the compiler is done with the runtime's loops (with a
+        // single round of a fifth, the first timed round still shared the cores with the compiler)
+        for (int round = 0; round < 3; round++) throughput(tasks, false);
         for (int round = 0; round < 3; round++) throughput(tasks, true);
         latency(2_000, false);                                  // warm-up
         latency(10_000, true);
