@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -90,7 +91,15 @@ final class Dispatcher {
     /** Asks for a dispatch round on the executor; rounds requested while one is pending coalesce. */
     void requestDispatch() {
         if (!ctx.life.running()) return;
-        if (dispatchPending.compareAndSet(false, true)) ctx.executor.execute(this::dispatch);
+        if (!dispatchPending.compareAndSet(false, true)) return;
+        try {
+            ctx.executor.execute(this::dispatch);
+        } catch (RejectedExecutionException e) {
+            dispatchPending.set(false);
+            // A stop completed since the test above (a slot's last request races the stop it lets
+            // complete) and its pool refuses work: there is nothing left to dispatch.
+            if (ctx.life.running()) throw e;
+        }
     }
 
     /** Asks for a dispatch round that first runs the housekeeping duty. */

@@ -268,4 +268,35 @@ class DispatcherTest {
         parts.executor.runNext();
         assertThat(worked).containsExactly(t1);
     }
+
+    @Test
+    void aRequestThatRacesAStopToItsEndIsDroppedWhenThePoolRefusesIt() {
+        RuntimeContext[] ctx = new RuntimeContext[1];
+        java.util.concurrent.Executor stoppedMeanwhile = command -> {     // the stop completes between the test and the hand-over
+            ctx[0].life.beginStop();
+            ctx[0].life.finishIfIdle(() -> true, () -> { });
+            throw new java.util.concurrent.RejectedExecutionException("pool shut down");
+        };
+        ctx[0] = new RuntimeContext(parts.engine, "r", stoppedMeanwhile, true, 1, 1, RuntimeParts.LEASE, RuntimeParts.HEARTBEAT,
+                RuntimeParts.POLL, RuntimeParts.GRACE, true, dev.statekit.core.spi.ErrorClassifier.defaults(),
+                new Registrations(List.of(RuntimeParts.registration(Jobs.MACHINE, "q", worker))), 7);
+        ctx[0].life.start("r");
+        Dispatcher d = dispatcher(ctx[0]);
+        d.requestDispatch();
+        assertThat(ctx[0].life.stopped()).isCompleted();
+    }
+
+    @Test
+    void aPoolThatRefusesWorkWhileTheRuntimeRunsIsAnError() {
+        java.util.concurrent.Executor full = command -> {
+            throw new java.util.concurrent.RejectedExecutionException("queue full");
+        };
+        RuntimeContext ctx = new RuntimeContext(parts.engine, "r", full, true, 1, 1, RuntimeParts.LEASE, RuntimeParts.HEARTBEAT,
+                RuntimeParts.POLL, RuntimeParts.GRACE, true, dev.statekit.core.spi.ErrorClassifier.defaults(),
+                new Registrations(List.of(RuntimeParts.registration(Jobs.MACHINE, "q", worker))), 7);
+        ctx.life.start("r");
+        Dispatcher d = dispatcher(ctx);
+        org.assertj.core.api.Assertions.assertThatThrownBy(d::requestDispatch)
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+    }
 }
