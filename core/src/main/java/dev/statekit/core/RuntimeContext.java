@@ -18,7 +18,7 @@ final class RuntimeContext {
     /** How many records a scan of the store reads at once (expired leases, due waits, blocked tasks). */
     static final int SCAN_BATCH = 200;
     /** The most tasks an adaptive batch claims at once. */
-    static final int ADAPTIVE_MAX = 64;
+    static final int ADAPTIVE_MAX = 256;
     /** How long an adaptive batch may run on the clock and still grow: claiming ahead delays others by about this much. */
     static final Duration BATCH_WINDOW = Duration.ofMillis(1);
 

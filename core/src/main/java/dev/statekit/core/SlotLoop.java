@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * its claim (up to the batch size) after a full batch that ran within {@link RuntimeContext#BATCH_WINDOW}
  * on the clock, and halves it after one that took longer. Short tasks are claimed many at once, so
  * one claim serves many tasks; long tasks are claimed one at a time, and a task claimed ahead waits
- * for about one window at most. Each result of an adaptive batch is written when its worker returns.
+ * for about two windows at most. Each result of an adaptive batch is written when its worker returns.
  */
 final class SlotLoop {
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);

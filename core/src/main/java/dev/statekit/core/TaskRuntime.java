@@ -397,7 +397,7 @@ public final class TaskRuntime implements AutoCloseable {
          * store writes a batch's results in one transaction) at the price of holding the batch's
          * leases while its first tasks run; queues with a concurrency limit still never exceed it.
          *
-         * <p>Default: adaptive. A slot claims one task, doubles its claim (up to 64) after a full
+         * <p>Default: adaptive. A slot claims one task, doubles its claim (up to 256) after a full
          * batch that ran within 1 ms on the clock, and halves it after one that took longer: short
          * tasks run in batches, long ones one at a time. Set a size to claim exactly that many
          * ({@code batchSize(1)}: one task at a time, always).

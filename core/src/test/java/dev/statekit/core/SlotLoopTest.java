@@ -278,7 +278,7 @@ class SlotLoopTest {
         Duration fast = RuntimeContext.BATCH_WINDOW;
         Duration slow = RuntimeContext.BATCH_WINDOW.plusNanos(1000);
         assertThat(loop.nextSize(1, 1, fast)).isEqualTo(2);
-        assertThat(loop.nextSize(32, 32, Duration.ZERO)).isEqualTo(RuntimeContext.ADAPTIVE_MAX);
+        assertThat(loop.nextSize(RuntimeContext.ADAPTIVE_MAX / 2, RuntimeContext.ADAPTIVE_MAX / 2, Duration.ZERO)).isEqualTo(RuntimeContext.ADAPTIVE_MAX);
         assertThat(loop.nextSize(RuntimeContext.ADAPTIVE_MAX, RuntimeContext.ADAPTIVE_MAX, Duration.ZERO)).isEqualTo(RuntimeContext.ADAPTIVE_MAX);
         assertThat(loop.nextSize(8, 3, Duration.ZERO)).as("a batch that was not full keeps its size").isEqualTo(8);
         assertThat(loop.nextSize(8, 8, slow)).isEqualTo(4);
