@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +34,10 @@ import org.slf4j.LoggerFactory;
  *       the executor, and a request during a round queues the next one. A poll tick or a wake-up
  *       calls {@link #requestHousekeeping()}, which makes the next round first run the
  *       housekeeping duty (lease recovery, due waits, blocked tasks) on the executor.</li>
+ *   <li><b>Hand-offs.</b> On the runtime's own threads ({@link RuntimeContext#ownThreads}) a round
+ *       runs the first batch it claimed itself once the round is over, so work that wakes an idle
+ *       runtime costs one thread hand-off (caller to round), not two; the other batches go to the
+ *       executor. The pool has a thread more than slots, so a round always finds a thread.</li>
  *   <li><b>Slots.</b> {@code free} counts the worker slots without a batch. A round takes a slot
  *       ({@code reserve}) before it claims and gives it back when the claim brings nothing or fails;
  *       a claimed batch keeps its slot until its {@link SlotLoop} ends, which gives it back and asks
@@ -61,6 +67,8 @@ final class Dispatcher {
     private final AtomicBoolean housekeepingPending = new AtomicBoolean();
     private final AtomicInteger rotation = new AtomicInteger();
     private final Map<String, ReentrantLock> claimTurns = new ConcurrentHashMap<>();
+    /** How often a slot looks whether a queue's claim turn is free before it parks (about 60 microseconds). */
+    private static final int TURN_SPINS = 2000;
 
     /**
      * @param housekeeping runs first in a round after {@link #requestHousekeeping()}
@@ -83,7 +91,15 @@ final class Dispatcher {
     /** Asks for a dispatch round on the executor; rounds requested while one is pending coalesce. */
     void requestDispatch() {
         if (!ctx.life.running()) return;
-        if (dispatchPending.compareAndSet(false, true)) ctx.executor.execute(this::dispatch);
+        if (!dispatchPending.compareAndSet(false, true)) return;
+        try {
+            ctx.executor.execute(this::dispatch);
+        } catch (RejectedExecutionException e) {
+            dispatchPending.set(false);
+            // A stop completed since the test above (a slot's last request races the stop it lets
+            // complete) and its pool refuses work: there is nothing left to dispatch.
+            if (ctx.life.running()) throw e;
+        }
     }
 
     /** Asks for a dispatch round that first runs the housekeeping duty. */
@@ -94,12 +110,23 @@ final class Dispatcher {
 
     private void dispatch() {
         dispatchPending.set(false);
+        @Nullable Runnable[] kept = {null};
+        try {
+            round(ctx.ownThreads ? kept : null);
+        } finally {     // the slot a round kept runs here, on the round's thread, whatever the round did after claiming it
+            Runnable slot = kept[0];
+            if (slot != null) slot.run();
+        }
+    }
+
+    /** One dispatch round; with {@code kept}, the first batch claimed is left in it for the caller to run. */
+    private void round(@Nullable Runnable @Nullable [] kept) {
         ctx.life.enter();      // before looking at the life cycle: a stop that follows waits for this round
         try {
             if (!ctx.life.running()) return;
             if (housekeepingPending.getAndSet(false)) housekeeping.run();
             groups.runIfRequested();
-            claimAndStart();
+            claimAndStart(kept);
         } catch (RuntimeException e) {
             log.warn("runtime {}: dispatch failed ({}); retrying after {}", ctx.owner, e.toString(), ctx.pollInterval, e);
         } finally {
@@ -109,7 +136,7 @@ final class Dispatcher {
     }
 
     /** Claims for the free slots, turning over the registrations from a rotating start, while any claim brings work. */
-    private void claimAndStart() {
+    private void claimAndStart(@Nullable Runnable @Nullable [] kept) {
         List<Registration<?, ?>> regs = ctx.registrations.all();
         int n = regs.size();
         boolean progress = true;
@@ -117,21 +144,25 @@ final class Dispatcher {
             progress = false;
             int start = Math.floorMod(rotation.getAndIncrement(), n);
             for (int i = 0; i < n && free.get() > 0; i++) {
-                if (claimFor(regs.get((start + i) % n), free.get()) > 0) progress = true;
+                if (claimFor(regs.get((start + i) % n), free.get(), kept) > 0) progress = true;
             }
         }
     }
 
-    /** Claims a batch for each of up to {@code slots} free slots and starts it. Returns how many slots it filled. */
-    private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int slots) {
+    /**
+     * Claims a batch for each of up to {@code slots} free slots and starts it: hands it to the
+     * executor, or leaves it in {@code kept} when that is given and empty. Returns how many slots it filled.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int slots, @Nullable Runnable @Nullable [] kept) {
         Instant now = ctx.clock.now();
         if (r.options.precondition() != null) preconditions.blockUnready(r, now, slots * ctx.batchSize);
         int filled = 0;
         while (filled < slots) {
             if (!reserve()) return filled;
+            int size = ctx.firstBatch();
             List<Run<S, E>> batch;
             try {
-                batch = claimBatch(r, now);
+                batch = claimBatch(r, now, size);
             } catch (RuntimeException e) {
                 release();      // a failed claim (the store unavailable) must not take the slot with it
                 throw e;
@@ -140,21 +171,23 @@ final class Dispatcher {
                 release();
                 return filled;
             }
-            ctx.executor.execute(() -> loop.run(r, batch));
+            Runnable slot = () -> loop.run(r, batch, size);
+            if (kept != null && kept[0] == null) kept[0] = slot;
+            else ctx.executor.execute(slot);
             filled++;
-            if (batch.size() < ctx.batchSize) return filled;
+            if (batch.size() < size) return filled;
         }
         return filled;
     }
 
-    /** Claims up to a batch of tasks for a slot the caller holds; they are registered as running. */
-    <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now) {
-        int max = r.options.precondition() != null ? 1 : ctx.batchSize;
+    /** Claims up to {@code size} tasks for a slot the caller holds; they are registered as running. */
+    <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now, int size) {
+        int max = r.options.precondition() != null ? 1 : size;
         ClaimRequest request = new ClaimRequest(r.machine.name(), r.queue, r.rules, ctx.owner, now, ctx.leaseDuration, max,
                 r.options.starvationLimit());
         ReentrantLock turn = claimTurns.computeIfAbsent(r.queue, q -> new ReentrantLock());
         List<Claimed> claimed;
-        turn.lock();
+        takeTurn(turn);
         try {
             claimed = ctx.store.claim(request);
         } finally {
@@ -168,11 +201,25 @@ final class Dispatcher {
             Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()), ctx.clock);
             ctx.running.put(t.id(), run);
             runs.add(run);
-            log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, t.id(), t.state(), t.attempts());
+            if (log.isDebugEnabled()) log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, t.id(), t.state(), t.attempts());
         }
         // The runtime's own listener has nothing to do with a task entering a running state.
         if (ctx.engine.hasListenersBesides(own)) for (Claimed c : claimed) ctx.engine.announce(r.machine.name(), c.task(), c.entry());
         return runs;
+    }
+
+    /**
+     * Takes a queue's claim turn. A claim of the in-memory store takes microseconds, so a slot that
+     * finds the turn taken first spins for about as long as one claim takes before it parks: parking
+     * and being woken costs more than the wait.
+     */
+    private static void takeTurn(ReentrantLock turn) {
+        if (turn.tryLock()) return;
+        for (int i = 0; i < TURN_SPINS; i++) {
+            Thread.onSpinWait();
+            if (!turn.isLocked() && turn.tryLock()) return;
+        }
+        turn.lock();
     }
 
     private boolean reserve() {

@@ -49,20 +49,20 @@ final class ResultMapper {
     /** The history event of a release without a release row. */
     static final String RELEASE = "RELEASE";
 
-    private final String owner;
+    private final Command asOwner;
     private final LongPredicate cancelRequested;
     private final DoubleSupplier jitter;
 
     ResultMapper(String owner, LongPredicate cancelRequested, DoubleSupplier jitter) {
-        this.owner = owner;
+        this.asOwner = Command.system().actor(owner);
         this.cancelRequested = cancelRequested;
         this.jitter = jitter;
     }
 
     <S extends Enum<S>, E extends Enum<E>> Completion<S, E> map(Run<S, E> run, WorkResult result, Instant now) {
         RunPolicy<S, E> p = run.reg.policy;
-        Command base = Command.system().actor(owner).underLease(run.lease.fencingToken());
-        for (Map.Entry<String, String> e : run.progress.entrySet()) base = base.set(e.getKey(), e.getValue());
+        Command base = asOwner.underLease(run.lease.fencingToken());
+        if (!run.progress.isEmpty()) for (Map.Entry<String, String> e : run.progress.entrySet()) base = base.set(e.getKey(), e.getValue());
         boolean again = result instanceof WorkResult.Snooze || (result instanceof WorkResult.Failure f && f.retryable());
         if (again && run.stopReason() == null && p.cancel != null && cancelRequested.test(run.id())) {
             run.signal(Run.StopReason.CANCELLED);      // requested elsewhere after the last heartbeat: not to run again

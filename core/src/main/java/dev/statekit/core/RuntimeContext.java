@@ -17,14 +17,26 @@ import java.util.concurrent.atomic.AtomicLong;
 final class RuntimeContext {
     /** How many records a scan of the store reads at once (expired leases, due waits, blocked tasks). */
     static final int SCAN_BATCH = 200;
+    /** The most tasks an adaptive batch claims at once. */
+    static final int ADAPTIVE_MAX = 256;
+    /** How long an adaptive batch may run on the clock and still grow: claiming ahead delays others by about this much. */
+    static final Duration BATCH_WINDOW = Duration.ofMillis(1);
 
     final TransitionEngine engine;
     final Store store;
     final Clock clock;
     final String owner;
     final Executor executor;
+    /**
+     * Whether {@link #executor} is the runtime's own pool of platform threads (not one a host passed
+     * in): then a dispatch round runs the first batch it claims on its own thread instead of handing it over.
+     */
+    final boolean ownThreads;
     final int slots;
+    /** The batch size a slot claims, or with {@link #adaptiveBatches} the most it claims. */
     final int batchSize;
+    /** Whether batches adapt to how long tasks take ({@link SlotLoop}): from one task up to {@link #batchSize}. */
+    final boolean adaptiveBatches;
     final Duration leaseDuration;
     final Duration heartbeat;
     final Duration pollInterval;
@@ -39,16 +51,19 @@ final class RuntimeContext {
     final AtomicLong completed = new AtomicLong();
     private final SplittableRandom random;
 
-    RuntimeContext(TransitionEngine engine, String owner, Executor executor, int slots, int batchSize, Duration leaseDuration,
-                   Duration heartbeat, Duration pollInterval, Duration cancelGrace, boolean forceCancel,
+    /** A context whose slots claim batches of {@code batchSize}, or adaptive batches with {@code batchSize} 0. */
+    RuntimeContext(TransitionEngine engine, String owner, Executor executor, boolean ownThreads, int slots, int batchSize,
+                   Duration leaseDuration, Duration heartbeat, Duration pollInterval, Duration cancelGrace, boolean forceCancel,
                    ErrorClassifier classifier, Registrations registrations, long seed) {
         this.engine = engine;
         this.store = engine.store();
         this.clock = engine.clock();
         this.owner = owner;
         this.executor = executor;
+        this.ownThreads = ownThreads;
         this.slots = slots;
-        this.batchSize = batchSize;
+        this.adaptiveBatches = batchSize == 0;
+        this.batchSize = batchSize == 0 ? ADAPTIVE_MAX : batchSize;
         this.leaseDuration = leaseDuration;
         this.heartbeat = heartbeat;
         this.pollInterval = pollInterval;
@@ -58,6 +73,11 @@ final class RuntimeContext {
         this.registrations = registrations;
         this.timers = new Timers(clock, owner);
         this.random = new SplittableRandom(seed);
+    }
+
+    /** Returns how many tasks a slot claims when it starts: one for adaptive batches (grown by {@link SlotLoop}), else the batch size. */
+    int firstBatch() {
+        return adaptiveBatches ? 1 : batchSize;
     }
 
     /** Returns a system command acting as this runtime. */

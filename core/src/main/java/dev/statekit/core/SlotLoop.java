@@ -1,6 +1,7 @@
 package dev.statekit.core;
 
 import dev.statekit.core.spi.WorkResult;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,12 @@ import org.slf4j.LoggerFactory;
  * then further batches of the same registration while any are runnable, for one poll interval at
  * most when other registrations share the runtime (then the slot goes back to the dispatcher, so a
  * busy queue cannot starve the others). The slot is given back whatever a worker throws.
+ *
+ * <p>Adaptive batches ({@link RuntimeContext#adaptiveBatches}): a slot starts with one task, doubles
+ * its claim (up to the batch size) after a full batch that ran within {@link RuntimeContext#BATCH_WINDOW}
+ * on the clock, and halves it after one that took longer. Short tasks are claimed many at once, so
+ * one claim serves many tasks; long tasks are claimed one at a time, and a task claimed ahead waits
+ * for about two windows at most. Each result of an adaptive batch is written when its worker returns.
  */
 final class SlotLoop {
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
@@ -30,14 +37,19 @@ final class SlotLoop {
         this.writer = writer;
     }
 
-    /** Runs {@code first} and the batches after it on the slot the caller reserved; gives the slot back at the end. */
-    <S extends Enum<S>, E extends Enum<E>> void run(Registration<S, E> r, List<Run<S, E>> first) {
+    /**
+     * Runs {@code first}, claimed with room for {@code size} tasks, and the batches after it on the
+     * slot the caller reserved; gives the slot back at the end.
+     */
+    <S extends Enum<S>, E extends Enum<E>> void run(Registration<S, E> r, List<Run<S, E>> first, int size) {
         List<Run<S, E>> batch = first;
         Instant yieldAt = ctx.registrations.size() > 1 ? ctx.clock.now().plus(ctx.pollInterval) : null;
         try {
             while (!batch.isEmpty()) {
+                Instant began = ctx.adaptiveBatches ? ctx.clock.now() : null;
                 runBatch(batch);
-                batch = next(r, yieldAt);
+                if (began != null) size = nextSize(size, batch.size(), Duration.between(began, ctx.clock.now()));
+                batch = next(r, yieldAt, size);
             }
         } finally {      // a batch leaves the running map in runBatch, whatever happens there
             dispatcher.release();
@@ -46,7 +58,17 @@ final class SlotLoop {
         }
     }
 
+    /** The size of an adaptive slot's next claim, after a batch of {@code ran} tasks claimed with room for {@code size} took {@code took}. */
+    int nextSize(int size, int ran, Duration took) {
+        if (took.compareTo(RuntimeContext.BATCH_WINDOW) > 0) return Math.max(1, size / 2);
+        return ran >= size ? Math.min(ctx.batchSize, size * 2) : size;
+    }
+
     private <S extends Enum<S>, E extends Enum<E>> void runBatch(List<Run<S, E>> batch) {
+        if (ctx.adaptiveBatches) {
+            runEach(batch);
+            return;
+        }
         try {
             List<ResultMapper.Completion<S, E>> done = new ArrayList<>(batch.size());
             for (Run<S, E> run : batch) {
@@ -62,14 +84,40 @@ final class SlotLoop {
         }
     }
 
+    /**
+     * Runs an adaptive batch: each task's result is written as soon as its worker returns, so a
+     * finished task never waits for the workers after it in its batch.
+     */
+    private <S extends Enum<S>, E extends Enum<E>> void runEach(List<Run<S, E>> batch) {
+        int i = 0;
+        try {
+            for (; i < batch.size(); i++) {
+                Run<S, E> run = batch.get(i);
+                try {
+                    WorkResult result = work(run);
+                    ResultMapper.Completion<S, E> done = mapper.map(run, result, ctx.clock.now());
+                    if (!ctx.life.halted()) writer.write(List.of(done));
+                } finally {
+                    ctx.running.remove(run.id(), run);
+                    ctx.completed.incrementAndGet();
+                }
+            }
+        } finally {      // after a failure at i, the runs behind it leave too (their leases are left to recovery)
+            for (int j = i + 1; j < batch.size(); j++) {
+                ctx.running.remove(batch.get(j).id(), batch.get(j));
+                ctx.completed.incrementAndGet();
+            }
+        }
+    }
+
     /** Claims the next batch of {@code r} for this slot, or none when the runtime stops, the slot should yield, or the claim fails. */
-    private <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> next(Registration<S, E> r, @Nullable Instant yieldAt) {
+    private <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> next(Registration<S, E> r, @Nullable Instant yieldAt, int size) {
         if (!ctx.life.running() || (yieldAt != null && !ctx.clock.now().isBefore(yieldAt))) return List.of();
         ctx.life.enter();
         try {
             // A stop between the test above and this claim waits for it; the tasks it claims run
             // (or are released at the end of the grace) like the others.
-            return ctx.life.running() ? dispatcher.claimBatch(r, ctx.clock.now()) : List.of();
+            return ctx.life.running() ? dispatcher.claimBatch(r, ctx.clock.now(), size) : List.of();
         } catch (RuntimeException e) {
             log.warn("runtime {}: claim on queue {} failed: {}", ctx.owner, r.queue, e.toString());
             return List.of();

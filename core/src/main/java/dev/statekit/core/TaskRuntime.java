@@ -81,7 +81,7 @@ public final class TaskRuntime implements AutoCloseable {
         } else {
             this.ownedExecutor = null;
         }
-        this.ctx = new RuntimeContext(b.engine, b.owner, executor, b.workers, b.batchSize, b.leaseDuration,
+        this.ctx = new RuntimeContext(b.engine, b.owner, executor, ownedExecutor != null, b.workers, b.batchSize, b.leaseDuration,
                 b.heartbeat != null ? b.heartbeat : b.leaseDuration.dividedBy(3), b.pollInterval, b.cancelGrace, b.forceCancel,
                 b.classifier, new Registrations(b.registrations), b.seed);
         this.recovery = new LeaseRecovery(ctx);
@@ -348,7 +348,7 @@ public final class TaskRuntime implements AutoCloseable {
         private String owner = "runtime-" + Long.toHexString(Double.doubleToLongBits(Math.random())).substring(0, 8);
         private @Nullable Executor executor;
         private int workers = Math.max(2, java.lang.Runtime.getRuntime().availableProcessors());
-        private int batchSize = 1;
+        private int batchSize;      // 0: adaptive
         private Duration leaseDuration = Duration.ofSeconds(30);
         private @Nullable Duration heartbeat;
         private Duration pollInterval = Duration.ofSeconds(1);
@@ -393,10 +393,14 @@ public final class TaskRuntime implements AutoCloseable {
 
         /**
          * Sets how many tasks a worker slot claims at once, runs one after the other, and whose
-         * results it writes together (default 1). Larger batches cut store round trips for short
-         * tasks (a JDBC store writes a batch's results in one transaction) at the price of holding
-         * the batch's leases while its first tasks run; queues with a concurrency limit still never
-         * exceed it.
+         * results it writes together. Larger batches cut store round trips for short tasks (a JDBC
+         * store writes a batch's results in one transaction) at the price of holding the batch's
+         * leases while its first tasks run; queues with a concurrency limit still never exceed it.
+         *
+         * <p>Default: adaptive. A slot claims one task, doubles its claim (up to 256) after a full
+         * batch that ran within 1 ms on the clock, and halves it after one that took longer: short
+         * tasks run in batches, long ones one at a time. Set a size to claim exactly that many
+         * ({@code batchSize(1)}: one task at a time, always).
          */
         public Builder batchSize(int size) {
             if (size < 1 || size > 1000) throw new IllegalArgumentException("batch size must be within 1..1000, was " + size);

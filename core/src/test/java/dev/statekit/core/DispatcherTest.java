@@ -239,4 +239,64 @@ class DispatcherTest {
         assertThat(ctx.life.stopped()).isDone();
         assertThat(stopActions[0]).isEqualTo(1);
     }
+
+    @Test
+    void onItsOwnThreadsARoundRunsTheFirstBatchItClaimedItselfAndHandsTheOthersOver() {
+        parts.ownThreads = true;
+        parts.slots = 2;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
+        long t1 = parts.enqueue(Jobs.MACHINE, "q");
+        long t2 = parts.enqueue(Jobs.MACHINE, "q");
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();                 // the round: claims t1 and t2, hands t2's slot over, runs t1's
+        assertThat(worked).as("t1 ran on the round's thread").containsExactly(t1);
+        assertThat(parts.task(t1).state()).isEqualTo("DONE");
+        assertThat(parts.task(t2).state()).as("claimed, its slot waiting on the executor").isEqualTo("RUNNING");
+        parts.executor.runNext();
+        assertThat(worked).containsExactly(t1, t2);
+    }
+
+    @Test
+    void onAnExecutorGivenByTheHostARoundHandsEveryBatchOver() {
+        parts.slots = 2;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
+        long t1 = parts.enqueue(Jobs.MACHINE, "q");
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();
+        assertThat(worked).isEmpty();
+        assertThat(parts.task(t1).state()).isEqualTo("RUNNING");
+        parts.executor.runNext();
+        assertThat(worked).containsExactly(t1);
+    }
+
+    @Test
+    void aRequestThatRacesAStopToItsEndIsDroppedWhenThePoolRefusesIt() {
+        RuntimeContext[] ctx = new RuntimeContext[1];
+        java.util.concurrent.Executor stoppedMeanwhile = command -> {     // the stop completes between the test and the hand-over
+            ctx[0].life.beginStop();
+            ctx[0].life.finishIfIdle(() -> true, () -> { });
+            throw new java.util.concurrent.RejectedExecutionException("pool shut down");
+        };
+        ctx[0] = new RuntimeContext(parts.engine, "r", stoppedMeanwhile, true, 1, 1, RuntimeParts.LEASE, RuntimeParts.HEARTBEAT,
+                RuntimeParts.POLL, RuntimeParts.GRACE, true, dev.statekit.core.spi.ErrorClassifier.defaults(),
+                new Registrations(List.of(RuntimeParts.registration(Jobs.MACHINE, "q", worker))), 7);
+        ctx[0].life.start("r");
+        Dispatcher d = dispatcher(ctx[0]);
+        d.requestDispatch();
+        assertThat(ctx[0].life.stopped()).isCompleted();
+    }
+
+    @Test
+    void aPoolThatRefusesWorkWhileTheRuntimeRunsIsAnError() {
+        java.util.concurrent.Executor full = command -> {
+            throw new java.util.concurrent.RejectedExecutionException("queue full");
+        };
+        RuntimeContext ctx = new RuntimeContext(parts.engine, "r", full, true, 1, 1, RuntimeParts.LEASE, RuntimeParts.HEARTBEAT,
+                RuntimeParts.POLL, RuntimeParts.GRACE, true, dev.statekit.core.spi.ErrorClassifier.defaults(),
+                new Registrations(List.of(RuntimeParts.registration(Jobs.MACHINE, "q", worker))), 7);
+        ctx.life.start("r");
+        Dispatcher d = dispatcher(ctx);
+        org.assertj.core.api.Assertions.assertThatThrownBy(d::requestDispatch)
+                .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+    }
 }

@@ -51,12 +51,22 @@ final class RuntimeModel {
         }
     }
 
-    /** The fixed parameters of one model. */
-    record Config(int limit, int starvationLimit, int slots, Recovery recovery, boolean twoRuntimes) {
+    /** The fixed parameters of one model; with {@code adaptive} the runtimes claim adaptive batches, else one task at a time. */
+    record Config(int limit, int starvationLimit, int slots, Recovery recovery, boolean twoRuntimes, boolean adaptive) {
+        /** A model whose runtimes claim one task at a time. */
+        Config(int limit, int starvationLimit, int slots, Recovery recovery, boolean twoRuntimes) {
+            this(limit, starvationLimit, slots, recovery, twoRuntimes, false);
+        }
+
+        /** The most tasks one slot holds at once. */
+        int batch() {
+            return adaptive ? RuntimeContext.ADAPTIVE_MAX : 1;
+        }
+
         @Override
         public String toString() {
             return "limit " + limit + ", K " + starvationLimit + ", " + slots + " slots, recovery " + recovery
-                    + ", " + (twoRuntimes ? "two runtimes" : "one runtime");
+                    + ", " + (twoRuntimes ? "two runtimes" : "one runtime") + ", " + (adaptive ? "adaptive batches" : "batches of 1");
         }
     }
 
@@ -181,10 +191,11 @@ final class RuntimeModel {
         String name = owner != null ? owner : "runtime-" + ++ownerNames;
         int index = runtimesStarted++;
         QueueOptions options = QueueOptions.defaults().concurrency(config.limit()).starvationLimit(config.starvationLimit());
-        TaskRuntime runtime = TaskRuntime.builder(engine).owner(name).executor(executor.forRuntime(index))
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(name).executor(executor.forRuntime(index))
                 .workers(config.slots()).leaseDuration(LEASE).pollInterval(POLL).cancelGrace(GRACE).seed(index)
-                .register(machine, QUEUE, (WorkContext<State> ctx) -> work(index, ctx), options)
-                .build();
+                .register(machine, QUEUE, (WorkContext<State> ctx) -> work(index, ctx), options);
+        if (!config.adaptive()) b.batchSize(1);
+        TaskRuntime runtime = b.build();
         deadOwners.remove(name);
         live.add(new Live(index, name, runtime));
         runtime.start();
@@ -369,7 +380,8 @@ final class RuntimeModel {
         int workers = 0;
         for (Live l : live) {
             int running = l.runtime().runningTasks().size();
-            require(running <= config.slots(), "runtime %s runs %s tasks in %s slots", l, running, config.slots());
+            require(running <= config.slots() * config.batch(), "runtime %s runs %s tasks in %s slots of up to %s", l, running,
+                    config.slots(), config.batch());
             workers += executing.getOrDefault(l.owner(), 0);
         }
         require(workers <= config.limit(), "%s workers execute under a lease, above the limit %s", workers, config.limit());

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * The shared ground of the tests of the runtime's parts: an in-memory store (behind a
  * {@link StoreSpy}), a manual clock, a manual executor, an engine over them, and the
  * {@link RuntimeContext} a part is built on. Settings a test may change before it asks for a
- * context: {@link #slots}, {@link #batchSize}, {@link #forceCancel}.
+ * context: {@link #slots}, {@link #batchSize} (0: adaptive batches), {@link #ownThreads}, {@link #forceCancel}.
  */
 final class RuntimeParts {
     static final Duration LEASE = Duration.ofSeconds(30);
@@ -45,11 +45,12 @@ final class RuntimeParts {
     final TransitionEngine engine = TransitionEngine.builder().store(spy.store).clock(clock).build();
     int slots = 1;
     int batchSize = 1;
+    boolean ownThreads;
     boolean forceCancel = true;
 
     /** Returns a context of a runtime named {@code owner} serving {@code registrations}, not yet started. */
     RuntimeContext context(String owner, Registration<?, ?>... registrations) {
-        return new RuntimeContext(engine, owner, executor, slots, batchSize, LEASE, HEARTBEAT, POLL, GRACE, forceCancel,
+        return new RuntimeContext(engine, owner, executor, ownThreads, slots, batchSize, LEASE, HEARTBEAT, POLL, GRACE, forceCancel,
                 ErrorClassifier.defaults(), new Registrations(List.of(registrations)), 7);
     }
 
@@ -83,7 +84,7 @@ final class RuntimeParts {
 
     /** Claims a batch of {@code r} as a worker slot of {@code ctx} would; the runs are registered as running. */
     static <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claim(RuntimeContext ctx, Registration<S, E> r) {
-        return dispatcher(ctx, () -> { }, () -> { }).claimBatch(r, ctx.clock.now());
+        return dispatcher(ctx, () -> { }, () -> { }).claimBatch(r, ctx.clock.now(), ctx.batchSize);
     }
 
     <S extends Enum<S>, E extends Enum<E>> long enqueue(Machine<S, E> machine, String queue) {

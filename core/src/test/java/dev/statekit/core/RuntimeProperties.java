@@ -40,6 +40,7 @@ abstract class RuntimeProperties {
                 Arbitraries.integers().between(0, 3),
                 Arbitraries.integers().between(1, 3),
                 Arbitraries.of(Recovery.class),
+                Arbitraries.of(true, false),
                 Arbitraries.of(true, false)).as(Config::new);
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Lease;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -215,5 +216,72 @@ class SlotLoopTest {
         assertThat(parts.task(id).state()).isEqualTo("DONE");
         assertThat(parts.task(other).state()).isEqualTo("QUEUED");
         assertThat(ctx[0].running).isEmpty();
+    }
+
+    /** The room each claim of the store asked for, in order. */
+    List<Integer> claimSizes() {
+        List<Integer> sizes = new ArrayList<>();
+        for (StoreSpy.Call c : parts.spy.calls("claim")) sizes.add(((ClaimRequest) c.args().get(0)).max());
+        return sizes;
+    }
+
+    @Test
+    void adaptiveBatchesOfShortTasksDoubleAfterEachFullBatch() {
+        parts.batchSize = 0;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", taking(Duration.ZERO)));
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 10; i++) ids.add(parts.enqueue(Jobs.MACHINE, "q"));
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();
+        parts.executor.runNext();
+        assertThat(worked).as("in claim order").containsExactlyElementsOf(ids);
+        assertThat(claimSizes()).as("1, then 2, 4, 8; the batch of 8 got 3 and the last claim none").containsExactly(1, 2, 4, 8, 8);
+        assertThat(ctx.running).isEmpty();
+        for (long id : ids) assertThat(parts.events(id)).containsExactly("START", "COMPLETE");
+    }
+
+    @Test
+    void adaptiveBatchesOfLongTasksClaimOneAtATime() {
+        parts.batchSize = 0;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", taking(Duration.ofMillis(2))));
+        long t1 = parts.enqueue(Jobs.MACHINE, "q");
+        long t2 = parts.enqueue(Jobs.MACHINE, "q");
+        long t3 = parts.enqueue(Jobs.MACHINE, "q");
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();
+        parts.executor.runNext();
+        assertThat(worked).containsExactly(t1, t2, t3);
+        assertThat(claimSizes()).as("each task took longer than the window").containsExactly(1, 1, 1, 1);
+    }
+
+    @Test
+    void anAdaptiveBatchWritesEachResultWhenItsWorkerReturns() {
+        parts.batchSize = 0;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", byAttribute));
+        parts.engine.subscribe((machine, task, entry) -> log.add(entry.event() + " " + task.id()));
+        long first = enqueue("q", "ok");
+        long a = enqueue("q", "ok");
+        long b = enqueue("q", "fail");
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runNext();
+        parts.executor.runNext();
+        assertThat(log).containsExactly("START " + first, "work " + first, "COMPLETE " + first,
+                "START " + a, "START " + b, "work " + a, "COMPLETE " + a, "work " + b, "FAIL " + b);
+        assertThat(ctx.completed).hasValue(3);
+    }
+
+    @Test
+    void anAdaptiveBatchGrowsUpToItsCapAndHalvesAfterASlowBatch() {
+        parts.batchSize = 0;
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", byAttribute));
+        SlotLoop loop = new SlotLoop(ctx, dispatcher(ctx), RuntimeParts.mapper(ctx), RuntimeParts.writer(ctx, at -> { }));
+        Duration fast = RuntimeContext.BATCH_WINDOW;
+        Duration slow = RuntimeContext.BATCH_WINDOW.plusNanos(1000);
+        assertThat(loop.nextSize(1, 1, fast)).isEqualTo(2);
+        assertThat(loop.nextSize(RuntimeContext.ADAPTIVE_MAX / 2, RuntimeContext.ADAPTIVE_MAX / 2, Duration.ZERO)).isEqualTo(RuntimeContext.ADAPTIVE_MAX);
+        assertThat(loop.nextSize(RuntimeContext.ADAPTIVE_MAX, RuntimeContext.ADAPTIVE_MAX, Duration.ZERO)).isEqualTo(RuntimeContext.ADAPTIVE_MAX);
+        assertThat(loop.nextSize(8, 3, Duration.ZERO)).as("a batch that was not full keeps its size").isEqualTo(8);
+        assertThat(loop.nextSize(8, 8, slow)).isEqualTo(4);
+        assertThat(loop.nextSize(1, 1, slow)).isEqualTo(1);
     }
 }

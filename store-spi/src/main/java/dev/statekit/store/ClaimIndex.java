@@ -1,15 +1,22 @@
 package dev.statekit.store;
 
 import java.time.Instant;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -25,20 +32,29 @@ import org.jspecify.annotations.Nullable;
  * used without a runtime pays nothing for them.
  */
 final class ClaimIndex {
-    /** A task's place in the claim order. */
-    record Key(int priority, long sequence, long id) {}
+    /** A task's place in the claim order: higher priority first, then lower sequence, then lower id. */
+    record Key(int priority, long sequence, long id) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key o) {
+            if (priority != o.priority) return priority > o.priority ? -1 : 1;
+            if (sequence != o.sequence) return sequence < o.sequence ? -1 : 1;
+            return Long.compare(id, o.id);
+        }
+    }
+
+    /** The candidates of one (machine, queue, state). */
+    private record Group(String machine, String queue, String state) {}
 
     /** A lease-free task's not-before time. */
     record TimedKey(Instant notBefore, long id) {}
 
-    static final Comparator<Key> CLAIM_ORDER = Comparator.comparingInt(Key::priority).reversed()
-            .thenComparingLong(Key::sequence).thenComparingLong(Key::id);
+    static final Comparator<Key> CLAIM_ORDER = Comparator.naturalOrder();
 
     private final InMemorySlots slots;
     // machine -> states indexed for it (copy-on-write sets)
     private final ConcurrentHashMap<String, Set<String>> indexedStates = new ConcurrentHashMap<>();
-    // machine \0 queue \0 state -> tasks in claim order
-    private final ConcurrentHashMap<String, ConcurrentSkipListSet<Key>> index = new ConcurrentHashMap<>();
+    // (machine, queue, state) -> tasks in claim order
+    private final ConcurrentHashMap<Group, ConcurrentSkipListMap<Key, Boolean>> index = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Boolean> leasedIds = new ConcurrentHashMap<>();
     // lease-free tasks with a not-before time, earliest first
     private final ConcurrentSkipListSet<TimedKey> timed = new ConcurrentSkipListSet<>(
@@ -53,8 +69,8 @@ final class ClaimIndex {
         this.held = held;
     }
 
-    private static String group(String machine, String queue, String state) {
-        return machine + '\u0000' + queue + '\u0000' + state;
+    private static Group group(String machine, String queue, String state) {
+        return new Group(machine, queue, state);
     }
 
     /** Keeps the indexes and the lease bookkeeping in step with one task; the caller holds its slot's monitor. */
@@ -65,10 +81,10 @@ final class ClaimIndex {
                     && old.priority() == now.priority() && old.sequence() == now.sequence();
             if (!sameKey) {
                 if (old != null && states.contains(old.state())) {
-                    ConcurrentSkipListSet<Key> set = index.get(group(old.machine(), old.queue(), old.state()));
+                    ConcurrentSkipListMap<Key, Boolean> set = index.get(group(old.machine(), old.queue(), old.state()));
                     if (set != null) set.remove(new Key(old.priority(), old.sequence(), old.id()));
                 }
-                if (states.contains(now.state())) indexSet(now).add(new Key(now.priority(), now.sequence(), now.id()));
+                if (states.contains(now.state())) indexSet(now).put(new Key(now.priority(), now.sequence(), now.id()), Boolean.TRUE);
             }
         }
         Instant oldTime = old == null || old.lease() != null ? null : old.notBefore();
@@ -91,8 +107,8 @@ final class ClaimIndex {
         }
     }
 
-    private ConcurrentSkipListSet<Key> indexSet(TaskRecord t) {
-        return index.computeIfAbsent(group(t.machine(), t.queue(), t.state()), k -> new ConcurrentSkipListSet<>(CLAIM_ORDER));
+    private ConcurrentSkipListMap<Key, Boolean> indexSet(TaskRecord t) {
+        return index.computeIfAbsent(group(t.machine(), t.queue(), t.state()), k -> new ConcurrentSkipListMap<>());      // natural order: the claim order
     }
 
     private AtomicInteger leasedCounter(String queue) {
@@ -114,8 +130,9 @@ final class ClaimIndex {
             HashSet<String> merged = new HashSet<>(current);
             merged.addAll(states);
             indexedStates.put(machine, Set.copyOf(merged));
-            // Publish first, then scan: a write after publication indexes itself; the scan takes each
-            // slot's monitor, so it sees every write that happened before.
+            // Publish first, then scan: a write after publication indexes itself; the scan reads each
+            // task under its slot's monitor, so it sees every write that happened before.
+            HashMap<Group, ArrayList<Key>> found = new HashMap<>();
             long last = lastId.getAsLong();
             for (long id = 1; id <= last; id++) {
                 InMemorySlots.Slot slot = slots.get(id);
@@ -123,10 +140,113 @@ final class ClaimIndex {
                 synchronized (slot) {
                     TaskRecord t = slot.task;
                     if (t.machine().equals(machine) && states.contains(t.state())) {
-                        indexSet(t).add(new Key(t.priority(), t.sequence(), t.id()));
+                        found.computeIfAbsent(group(t.machine(), t.queue(), t.state()), g -> new ArrayList<>())
+                                .add(new Key(t.priority(), t.sequence(), t.id()));
                     }
                 }
             }
+            for (Map.Entry<Group, ArrayList<Key>> e : found.entrySet()) addScanned(e.getKey(), e.getValue());
+        }
+    }
+
+    /**
+     * Adds the keys a scan found for group {@code g}. When no writer has made the group's set yet,
+     * the set is built at once from the sorted keys (in linear time, where adding them one by one
+     * costs a search each) and published; then each key is checked again under its task's monitor and
+     * dropped if the task changed since the scan (a write between the scan and the publication found
+     * no set to drop it from). Into a set writers made meanwhile, each key goes under its task's
+     * monitor if the task still has it.
+     */
+    private void addScanned(Group g, List<Key> keys) {
+        keys.sort(null);
+        ConcurrentSkipListMap<Key, Boolean> built = new ConcurrentSkipListMap<>(new SortedKeys(keys));
+        ConcurrentSkipListMap<Key, Boolean> live = index.putIfAbsent(g, built);
+        for (Key k : keys) {
+            InMemorySlots.Slot slot = slots.get(k.id());
+            if (slot == null) {                  // purged since the scan
+                if (live == null) built.remove(k);
+                continue;
+            }
+            synchronized (slot) {
+                boolean still = has(slot.task, g, k);
+                if (live == null) {
+                    if (!still) built.remove(k);
+                } else if (still) {
+                    live.put(k, Boolean.TRUE);
+                }
+            }
+        }
+    }
+
+    private static boolean has(TaskRecord t, Group g, Key k) {
+        return t.priority() == k.priority() && t.sequence() == k.sequence() && t.state().equals(g.state())
+                && t.queue().equals(g.queue()) && t.machine().equals(g.machine());
+    }
+
+    /** Sorted keys seen as the sorted map {@link ConcurrentSkipListMap}'s copy constructor builds from in one pass. */
+    private static final class SortedKeys extends AbstractMap<Key, Boolean> implements SortedMap<Key, Boolean> {
+        private final List<Key> keys;
+
+        SortedKeys(List<Key> keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public @Nullable Comparator<? super Key> comparator() {
+            return null;       // natural order: the claim order
+        }
+
+        @Override
+        public Set<Map.Entry<Key, Boolean>> entrySet() {
+            return new AbstractSet<>() {
+                @Override
+                public int size() {
+                    return keys.size();
+                }
+
+                @Override
+                public Iterator<Map.Entry<Key, Boolean>> iterator() {
+                    Iterator<Key> it = keys.iterator();
+                    return new Iterator<>() {
+                        @Override
+                        public boolean hasNext() {
+                            return it.hasNext();
+                        }
+
+                        @Override
+                        public Map.Entry<Key, Boolean> next() {
+                            return new AbstractMap.SimpleImmutableEntry<>(it.next(), Boolean.TRUE);
+                        }
+                    };
+                }
+            };
+        }
+
+        @Override
+        public Key firstKey() {
+            if (keys.isEmpty()) throw new java.util.NoSuchElementException();
+            return keys.get(0);
+        }
+
+        @Override
+        public Key lastKey() {
+            if (keys.isEmpty()) throw new java.util.NoSuchElementException();
+            return keys.get(keys.size() - 1);
+        }
+
+        @Override
+        public SortedMap<Key, Boolean> subMap(Key from, Key to) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SortedMap<Key, Boolean> headMap(Key to) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SortedMap<Key, Boolean> tailMap(Key from) {
+            throw new UnsupportedOperationException();
         }
     }
 
@@ -134,8 +254,8 @@ final class ClaimIndex {
     List<NavigableSet<Key>> candidates(String machine, String queue, Collection<String> states) {
         List<NavigableSet<Key>> sets = new ArrayList<>(states.size());
         for (String state : states) {
-            ConcurrentSkipListSet<Key> set = index.get(group(machine, queue, state));
-            if (set != null) sets.add(set);
+            ConcurrentSkipListMap<Key, Boolean> set = index.get(group(machine, queue, state));
+            if (set != null) sets.add(set.keySet());
         }
         return sets;
     }

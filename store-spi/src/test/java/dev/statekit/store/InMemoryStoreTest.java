@@ -454,4 +454,61 @@ class InMemoryStoreTest {
     private List<Long> ids(TaskQuery q) {
         return store.query(q).items().stream().map(TaskRecord::id).toList();
     }
+
+    static ClaimRequest claimOf(String queue, int max) {
+        return new ClaimRequest("job", queue, List.of(new ClaimRule("Q", "START", "R")), "w", T0, Duration.ofSeconds(30), max, 0);
+    }
+
+    @Test
+    void tasksCreatedBeforeTheFirstClaimAreIndexedInClaimOrderWithTheChangesMadeSince() {
+        List<Long> low = new ArrayList<>();
+        List<Long> high = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            long id = store.create(newTask("job", "Q", i % 3 == 0 ? "other" : "q", null, null)).task().id();
+            if (i % 3 != 0) (i % 5 == 0 ? high : low).add(id);
+        }
+        for (long id : high) assertThat(store.reorder(id, 7, store.nextSequence(false))).isTrue();
+        long moved = low.remove(0);
+        store.apply(move(get(moved), "X", null));        // no longer claimable
+        List<Long> claimed = new ArrayList<>();
+        for (List<Claimed> batch = store.claim(claimOf("q", 64)); !batch.isEmpty(); batch = store.claim(claimOf("q", 64))) {
+            for (Claimed c : batch) claimed.add(c.task().id());
+        }
+        List<Long> expected = new ArrayList<>(high);
+        expected.addAll(low);
+        assertThat(claimed).as("higher priority first, then FIFO").containsExactlyElementsOf(expected);
+        assertThat(get(moved).state()).isEqualTo("X");
+        assertThat(store.claim(claimOf("other", 1000))).as("the other queue's tasks are indexed too").hasSize(100);
+    }
+
+    @Test
+    void tasksChangedWhileTheIndexIsBuiltAreAllClaimedOnce() throws Exception {
+        int n = 20_000;
+        for (int i = 0; i < n; i++) store.create(newTask("job", "Q"));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CyclicBarrier gate = new CyclicBarrier(2);
+            Future<List<Claimed>> first = pool.submit(() -> {
+                gate.await(30, TimeUnit.SECONDS);
+                return store.claim(new ClaimRequest("job", "job", List.of(new ClaimRule("Q", "START", "R")), "w", T0,
+                        Duration.ofSeconds(30), 1, 0));
+            });
+            Future<?> reorders = pool.submit(() -> {
+                gate.await(30, TimeUnit.SECONDS);
+                for (long id = n; id >= 1; id -= 3) store.reorder(id, (int) (id % 4), store.nextSequence(id % 2 == 0));
+                return null;
+            });
+            reorders.get(60, TimeUnit.SECONDS);
+            List<Long> claimed = new ArrayList<>();
+            for (Claimed c : first.get(60, TimeUnit.SECONDS)) claimed.add(c.task().id());
+            ClaimRequest rest = new ClaimRequest("job", "job", List.of(new ClaimRule("Q", "START", "R")), "w", T0, Duration.ofSeconds(30), 500, 0);
+            for (List<Claimed> batch = store.claim(rest); !batch.isEmpty(); batch = store.claim(rest)) {
+                for (Claimed c : batch) claimed.add(c.task().id());
+            }
+            assertThat(claimed).hasSize(n).doesNotHaveDuplicates();
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
 }

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Throughput and latency of the runtime with the in-memory store: (1) 100,000 no-op tasks
- * enqueued on a paused queue, then run by 2 worker threads until all are done; (2) enqueue →
- * worker start latency of single tasks on an idle runtime, p50/p99 over many samples. Run with
+ * enqueued on a paused queue, then run by 2 worker threads until all are done, three untimed rounds
+ * and three timed ones; (2) enqueue →
+ * worker start latency of single tasks on an idle runtime, p50/p99 over many samples. For (1) it
+ * also prints the process CPU time per task. Run with
  * {@code gradle -q :core:benchRuntime}.
  */
 public final class RuntimeBenchmark {
@@ -46,7 +48,9 @@ public final class RuntimeBenchmark {
         System.out.println("statekit runtime benchmark, in-memory store, " + Runtime.getRuntime().availableProcessors()
                 + " cores, " + System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
                 + ", JVM options " + java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
-        throughput(Math.max(10_000, tasks / 5), false);        // warm-up
+        // warm-up: rounds of the same size until the compiler is done with the runtime's loops (with a
+        // single round of a fifth, the first timed round still shared the cores with the compiler)
+        for (int round = 0; round < 3; round++) throughput(tasks, false);
         for (int round = 0; round < 3; round++) throughput(tasks, true);
         latency(2_000, false);                                  // warm-up
         latency(10_000, true);
@@ -66,17 +70,27 @@ public final class RuntimeBenchmark {
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) engine.create(NOOP, TaskSpec.defaults().queue("noop"));
         long t1 = System.nanoTime();
+        long c1 = cpuNanos();
         runtime.start();
         runtime.resume("noop");
         if (!done.await(5, TimeUnit.MINUTES)) throw new IllegalStateException("tasks did not finish: " + done.getCount() + " left");
         // the last worker counted down before its result was written: wait for the writes too
         while (runtime.completedCount() < n) Thread.onSpinWait();
         long t2 = System.nanoTime();
+        long c2 = cpuNanos();
         runtime.close();
         if (print) {
             System.out.printf(Locale.ROOT, "throughput: %,d no-op tasks, 2 worker threads: enqueue %,.0f tasks/s; run (claim, start, complete with history) %,.0f tasks/s%n",
                     n, n * 1e9 / (t1 - t0), n * 1e9 / (t2 - t1));
+            int cores = Runtime.getRuntime().availableProcessors();
+            System.out.printf(Locale.ROOT, "  the run used %.2f us of process CPU time per task (%.0f%% of %d cores)%n",
+                    (c2 - c1) / 1e3 / n, (c2 - c1) * 100.0 / (t2 - t1) / cores, cores);
         }
+    }
+
+    /** The CPU time of the whole process (workers, collector, compiler): on a shared machine a steadier figure than the wall clock. */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void latency(int samples, boolean print) throws Exception {
