@@ -145,6 +145,12 @@ final class Dispatcher {
             int start = Math.floorMod(rotation.getAndIncrement(), n);
             for (int i = 0; i < n && free.get() > 0; i++) {
                 if (claimFor(regs.get((start + i) % n), free.get(), kept) > 0) progress = true;
+                if (kept != null && kept[0] != null) {
+                    // The batch this thread keeps starts now, not after more claims: another round
+                    // fills the slots still free, on another thread.
+                    if (free.get() > 0) requestDispatch();
+                    return;
+                }
             }
         }
     }
@@ -172,9 +178,12 @@ final class Dispatcher {
                 return filled;
             }
             Runnable slot = () -> loop.run(r, batch, size);
-            if (kept != null && kept[0] == null) kept[0] = slot;
-            else ctx.executor.execute(slot);
             filled++;
+            if (kept != null && kept[0] == null) {
+                kept[0] = slot;
+                return filled;
+            }
+            ctx.executor.execute(slot);
             if (batch.size() < size) return filled;
         }
         return filled;
