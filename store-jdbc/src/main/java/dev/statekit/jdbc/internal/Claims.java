@@ -56,8 +56,6 @@ public final class Claims {
 
     private final JdbcContext context;
     private final QueueTable queues;
-    /** The first key of the claim locks of this store's queues (the second is the queue's): its table prefix. */
-    private final int claimLockKey;
     /** Per queue, how many more claims go side by side without trying the at-once statement. */
     private final Map<String, Integer> mixed = new ConcurrentHashMap<>();
 
@@ -65,7 +63,6 @@ public final class Claims {
     public Claims(JdbcContext context, QueueTable queues) {
         this.context = context;
         this.queues = queues;
-        this.claimLockKey = ("statekit claims " + context.sql().tasks).hashCode();
     }
 
     /** Claims as {@link dev.statekit.store.Store#claim} describes; logs the tasks claimed at DEBUG. */
@@ -75,9 +72,7 @@ public final class Claims {
         boolean atOnce = context.ops().claimsSideBySide() && withoutEffects(request)
                 && mixed.computeIfPresent(request.queue(), (q, n) -> n > 1 ? n - 1 : null) == null;
         if (atOnce) {
-            AtOnce alone = context.jdbc().transaction(doing, null, c -> atOnce(c, request, true));
-            AtOnce result = alone.busy() ? context.jdbc().transaction(doing, null, c -> atOnce(c, request, false)) : alone;
-            claimed = result.claimed();
+            claimed = context.jdbc().transaction(doing, null, c -> atOnce(c, request));
             if (claimed == null) mixed.put(request.queue(), SIDE_BY_SIDE_AFTER_MIXED);
         }
         if (claimed == null) {
@@ -99,17 +94,11 @@ public final class Claims {
     }
 
     /**
-     * What an at-once claim did: the tasks claimed, or null when the claim must be made another
-     * way; busy when it was to be made alone and another claim held the queue's claim lock.
+     * Claims with {@link Sql#claimAtOnce}; returns null when the claim must be made another way:
+     * the queue has no row or has a limit, the plain order is not the claim order, or a claimed
+     * row cannot be read (then the statement is rolled back).
      */
-    private record AtOnce(@Nullable List<Claimed> claimed, boolean busy) {}
-
-    /**
-     * Claims with {@link Sql#claimAtOnce}; the claimed tasks are null when the claim must be made
-     * another way: the queue has no row or has a limit, the plain order is not the claim order, or
-     * a claimed row cannot be read (then the statement is rolled back).
-     */
-    private AtOnce atOnce(Connection c, ClaimRequest request, boolean alone) throws SQLException {
+    private @Nullable List<Claimed> atOnce(Connection c, ClaimRequest request) throws SQLException {
         List<String> states = ClaimCandidates.states(request);
         List<ClaimRule> rules = new ArrayList<>(states.size());
         for (String state : states) rules.add(Objects.requireNonNull(request.ruleFor(state)));
@@ -117,13 +106,8 @@ public final class Claims {
         Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
         List<Claimed> claimed = new ArrayList<>();
         boolean fallBack = false;
-        boolean busy = false;
-        try (PreparedStatement ps = c.prepareStatement(context.sql().claimAtOnce(states.size(), request.max(), alone))) {
+        try (PreparedStatement ps = c.prepareStatement(context.sql().claimAtOnce(states.size(), request.max()))) {
             int i = bindRunnable(ps, 1, request, states);
-            if (alone) {
-                ps.setInt(i++, claimLockKey);
-                ps.setInt(i++, request.queue().hashCode());
-            }
             ps.setString(i++, request.queue());
             String[][] arrays = {new String[rules.size()], new String[rules.size()], new String[rules.size()]};
             for (int r = 0; r < rules.size(); r++) {
@@ -149,8 +133,7 @@ public final class Claims {
                         boolean paused = rs.getBoolean(29);
                         int limit = rs.getInt(30);
                         boolean ordered = rs.getBoolean(31);
-                        busy = !rs.getBoolean(32);
-                        fallBack = found && !busy && (!queueRow || (!paused && (limit > 0 || !ordered)));
+                        fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)));
                         continue;
                     }
                     TaskRecord task = Rows.task(rs);
@@ -162,9 +145,9 @@ public final class Claims {
         } catch (StatekitException e) {
             c.rollback();       // the claim is undone, and made again without the row that cannot be read
             Jdbc.LOG.debug("a task claimed from queue {} cannot be read; claiming again row by row: {}", request.queue(), e.getMessage());
-            return new AtOnce(null, false);
+            return null;
         }
-        return new AtOnce(fallBack ? null : claimed, busy);
+        return fallBack ? null : claimed;
     }
 
     private static int bindRunnable(PreparedStatement ps, int first, ClaimRequest request, List<String> states) throws SQLException {

@@ -353,40 +353,29 @@ public final class Sql {
      * order is the claim order anti-starvation gives: the tasks taken share one priority, no
      * runnable task of a lower priority is left, and the queue's anti-starvation count is 0.
      *
-     * <p>Alone ({@code alone}), the claim first takes the queue's claim lock (a transaction-level
-     * advisory lock, which writes nothing) and reads the tasks without locking them: no other claim
-     * of the queue reads beside it then, except claims that lock the rows they read, and a task
-     * such a claim took meanwhile is passed over by the update, which takes a task only at the
-     * version read. When another claim holds the claim lock, it claims nothing: the caller claims
-     * again, locking the rows. (A row lock is a write to the row's page and to the log: a claim
-     * alone saves one per task.)
-     *
      * <p>Returns one row per task claimed, or one row with null task columns when none is: the
      * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 25), its from-state (26), the
      * event (27), whether a task was runnable (28), the queue's paused flag (29) and concurrency
-     * limit (30), null when the queue has no row or nothing was runnable, whether the order was
-     * the claim order (31), and whether the claim lock was had, or not needed (32).
+     * limit (30), null when the queue has no row or nothing was runnable, and whether the order was
+     * the claim order (31).
      *
-     * <p>Parameters: machine, queue, the states, now (is a task runnable); alone: the claim lock's
-     * two keys; queue; the rules' from-states, events and to-states (three arrays, one rule per
-     * from-state); machine, queue, the states, now (the candidates); machine, queue, the states,
-     * now (a lower task); owner, lease expiry, now (the claim); the history's source, actor and
-     * reason.
+     * <p>Parameters: machine, queue, the states, now (is a task runnable); queue; the rules'
+     * from-states, events and to-states (three arrays, one rule per from-state); machine, queue,
+     * the states, now (the candidates); machine, queue, the states, now (a lower task); owner, lease
+     * expiry, now (the claim); the history's source, actor and reason.
      */
-    public String claimAtOnce(int states, int limit, boolean alone) {
+    public String claimAtOnce(int states, int limit) {
         String runnable = " from " + tasks + " where machine = ? and queue = ? and state in " + params(states)
                 + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld();
         StringBuilder cols = new StringBuilder();
         for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
         return "with p as (select exists (select 1" + runnable + ") as found),"
-                + (alone ? " a as (select case when (select found from p) then pg_try_advisory_xact_lock(?, ?) else true end as got),"
-                        : " a as (select true as got),")
                 + " q as (select paused, concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
-                + " and (select got from a) for share),"
+                + " for share),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
                 + " c as (select id, version, state, priority, sequence" + runnable
                 + " and exists (select 1 from q where not q.paused and q.concurrency = 0)"
-                + " order by priority desc, sequence, id limit " + limit + (alone ? ")," : " for update skip locked),")
+                + " order by priority desc, sequence, id limit " + limit + " for update skip locked),"
                 + " g as (select (select count(distinct priority) from c) <= 1"
                 + " and not exists (select 1" + runnable + " and priority < (select min(priority) from c))"
                 + " and coalesce((select skipped_lower from q), 0) = 0 as ordered),"
@@ -401,8 +390,8 @@ public final class Sql {
                 + " u.state, u.event, ?, ?, ?, u.updated_at, null from u),"
                 + " moved as (select id, parent_id, machine, from_state, state as to_state from u), "
                 + groups.marksOf("moved")
-                + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered, a.got"
-                + " from p cross join g cross join a left join q on true left join u on true order by u.lease_token";
+                + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered"
+                + " from p cross join g left join q on true left join u on true order by u.lease_token";
     }
 
     /**
