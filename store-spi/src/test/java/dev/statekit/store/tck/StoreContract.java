@@ -1293,7 +1293,8 @@ public abstract class StoreContract {
                     }
                 }
             });
-            assertThat(store.leased(QUEUE)).isZero();
+            assertThat(store.leased(QUEUE)).as("tasks holding a lease afterwards: %s",
+                    store.query(TaskQuery.all()).items().stream().filter(t -> t.lease() != null).toList()).isZero();
             List<TaskRecord> all = store.query(TaskQuery.all()).items();
             assertThat(all).hasSize(total);
             for (TaskRecord t : all) {
