@@ -74,7 +74,7 @@ public final class Sql {
     public final String setConcurrency;
     /** Sets a queue's anti-starvation counter. */
     public final String setSkipped;
-    /** Counts the leased tasks of a queue. */
+    /** Counts the leased tasks of a queue (PostgreSQL); selects their ids (H2). */
     public final String leased;
     /** Claims one locked task. */
     public final String claimTask;
@@ -187,7 +187,10 @@ public final class Sql {
         // needs a lower bound too, or the scan reads every row whose value is null.
         // Leased tasks are read through the lease index: on H2 its range needs the lower bound.
         String anyLease = pg ? "" : " and lease_expires_at >= " + H2_EARLIEST;
-        leased = "select count(*) from " + tasksByLease + " where queue = ? and lease_token is not null" + anyLease;
+        // H2: the ids through the lease index, whose rows QueueTable reads again by primary key (a count
+        // through the index was once seen to count a task whose row, read right after, held no lease).
+        leased = (pg ? "select count(*)" : "select id") + " from " + tasksByLease + " where queue = ? and lease_token is not null"
+                + anyLease;
         claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
                 + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
                 + " where id = ? and version = ?";
@@ -277,6 +280,11 @@ public final class Sql {
         String row = insertHistory.substring(insertHistory.indexOf(" values ") + " values ".length());
         for (int i = 1; i < n; i++) b.append(", ").append(row);
         return b.toString();
+    }
+
+    /** Counts the tasks among {@code n} ids that hold a lease, reading them by primary key. */
+    public String leasedAmong(int n) {
+        return "select count(*) from " + tasks + " where id in " + params(n) + " and lease_token is not null";
     }
 
     /** Selects the tasks with {@code n} ids. */
