@@ -91,6 +91,16 @@ public final class Command {
         return withAttribute(requireText(key, "attribute key"), Objects.requireNonNull(value, "value"));
     }
 
+    /** Returns this command setting typed attribute {@code key} to {@code value}. */
+    public <T> Command set(Attribute<T> key, T value) {
+        return set(key.name(), key.encode(value));
+    }
+
+    /** Returns this command removing typed attribute {@code key}. */
+    public Command remove(Attribute<?> key) {
+        return remove(key.name());
+    }
+
     /** Returns this command removing attribute {@code key}. */
     public Command remove(String key) {
         return withAttribute(requireText(key, "attribute key"), null);

@@ -39,6 +39,28 @@ public record Task<S extends Enum<S>>(S state, TaskRecord record) {
         return record.attributes().get(key);
     }
 
+    /**
+     * Returns the value of typed attribute {@code key}, or null when absent.
+     *
+     * @throws IllegalStateException naming the task, the key and the text when the text is not a
+     *                               value of the key's type
+     */
+    public <T> @Nullable T get(Attribute<T> key) {
+        String text = record.attributes().get(key.name());
+        if (text == null) return null;
+        try {
+            return key.decode(text);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("task " + record.id() + ": " + e.getMessage(), e.getCause());
+        }
+    }
+
+    /** Returns the value of typed attribute {@code key}, or {@code fallback} when absent. */
+    public <T> T get(Attribute<T> key, T fallback) {
+        T value = get(key);
+        return value != null ? value : java.util.Objects.requireNonNull(fallback, "fallback");
+    }
+
     /** Returns the parent task id, or null. */
     public @Nullable Long parentId() {
         return record.parentId();

@@ -71,6 +71,11 @@ public final class TaskSpec {
         return new TaskSpec(queue, priority, parentId, Attributes.of(values), payload, idempotencyKey, notBefore, dependsOn);
     }
 
+    /** Returns this spec with typed attribute {@code key} set to {@code value}. */
+    public <T> TaskSpec attribute(Attribute<T> key, T value) {
+        return attribute(key.name(), key.encode(value));
+    }
+
     /** Returns this spec with attribute {@code key} set to {@code value}. */
     public TaskSpec attribute(String key, String value) {
         return new TaskSpec(queue, priority, parentId, attributes.with(key, value), payload, idempotencyKey, notBefore, dependsOn);

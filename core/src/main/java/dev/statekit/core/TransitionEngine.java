@@ -207,6 +207,35 @@ public final class TransitionEngine {
         return store.history(id);
     }
 
+    /**
+     * Returns the history of task {@code id} of {@code machine}, oldest first, in the machine's
+     * states and events; empty when no such task lives in {@code machine}.
+     *
+     * @throws StatekitException {@code SCHEMA_DRIFT}, naming the task, when an
+     *                                              entry names a state the machine does not know
+     */
+    public <S extends Enum<S>, E extends Enum<E>> List<HistoryStep<S, E>> history(Machine<S, E> machine, long id) {
+        Optional<TaskRecord> r = store.find(id);
+        if (r.isEmpty() || !r.get().machine().equals(machine.name())) return List.of();
+        List<HistoryEntry> entries = store.history(id);
+        List<HistoryStep<S, E>> steps = new ArrayList<>(entries.size());
+        for (HistoryEntry e : entries) {
+            steps.add(new HistoryStep<>(e, historyState(machine, id, e.from()), historyState(machine, id, e.to()),
+                    machine.event(e.event())));
+        }
+        return steps;
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> S historyState(Machine<S, E> machine, long id, String name) {
+        S s = machine.state(name);
+        if (s == null) {
+            throw new StatekitException(ErrorCode.SCHEMA_DRIFT, "the history of task " + id
+                    + " names state '" + name + "', which machine " + machine.name() + " v" + machine.version() + " does not know",
+                    id, null);
+        }
+        return s;
+    }
+
     /** Returns one page of {@code machine}'s tasks matching {@code query}. */
     public <S extends Enum<S>, E extends Enum<E>> Page<Task<S>> query(Machine<S, E> machine, TaskQuery query) {
         Page<TaskRecord> page = store.query(query.machine(machine.name()));

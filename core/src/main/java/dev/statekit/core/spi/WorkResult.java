@@ -1,6 +1,9 @@
 package dev.statekit.core.spi;
 
+import dev.statekit.core.Attribute;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +23,11 @@ public sealed interface WorkResult {
     /** Returns a success recording {@code attributes} on the task (a null value removes a key). */
     static WorkResult success(Map<String, ? extends @Nullable String> attributes) {
         return new Success(java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes)));
+    }
+
+    /** Returns a success recording typed attribute {@code key} as {@code value}; {@link Success#with} adds more. */
+    static <T> Success success(Attribute<T> key, T value) {
+        return Success.EMPTY.with(key, value);
     }
 
     /** Returns a retryable failure with a stable code (for example {@code AI_RATE_LIMITED}) and a message. */
@@ -50,6 +58,13 @@ public sealed interface WorkResult {
         /** Creates a success. */
         public Success {
             Objects.requireNonNull(attributes, "attributes");
+        }
+
+        /** Returns this success also recording typed attribute {@code key} as {@code value}. */
+        public <T> Success with(Attribute<T> key, T value) {
+            LinkedHashMap<String, @Nullable String> copy = new LinkedHashMap<>(attributes);
+            copy.put(key.name(), key.encode(value));
+            return new Success(Collections.unmodifiableMap(copy));
         }
     }
 

@@ -3,12 +3,19 @@ package dev.statekit.examples.quickstart;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 
+import dev.statekit.core.Attribute;
+import dev.statekit.core.HistoryStep;
 import dev.statekit.core.Machine;
 import dev.statekit.core.RetryPolicy;
 import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * A simple lifecycle with one worker, as docs/runtime.md shows it: an order is created, paid by
@@ -38,7 +45,31 @@ public final class Orders {
                     .retry(RetryPolicy.exponential(5, Duration.ofSeconds(2), Duration.ofMinutes(5))))
             .build();
 
+    /** How many items an order holds. */
+    public static final Attribute<Integer> ITEMS = Attribute.integer("items");
+    /** The carrier's tracking number, recorded by the shipper. */
+    public static final Attribute<String> TRACKING = Attribute.string("tracking");
+
     private Orders() {}
+
+    /** Places an order of {@code items} items; returns its id. */
+    public static long place(TransitionEngine engine, int items) {
+        return engine.create(ORDER, TaskSpec.defaults().attribute(ITEMS, items)).task().id();
+    }
+
+    /** Returns a shipper that records the tracking number {@code carrier} gives for an order's item count. */
+    public static Worker<State> shipper(IntFunction<String> carrier) {
+        return ctx -> WorkResult.success(TRACKING, carrier.apply(ctx.task().get(ITEMS, 0)));
+    }
+
+    /** Returns an order's history as lines "FROM -EVENT-> TO", read in the machine's enums. */
+    public static List<String> timeline(TransitionEngine engine, long id) {
+        List<String> lines = new ArrayList<>();
+        for (HistoryStep<State, Event> step : engine.history(ORDER, id)) {
+            lines.add(step.from() + " -" + step.eventName() + "-> " + step.to());
+        }
+        return lines;
+    }
 
     /** Returns a runtime that ships paid orders with {@code shipper}. */
     public static TaskRuntime shipping(TransitionEngine engine, Worker<State> shipper) {

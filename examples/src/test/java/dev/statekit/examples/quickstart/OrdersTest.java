@@ -37,6 +37,25 @@ class OrdersTest {
     }
 
     @Test
+    void anOrdersTypedAttributesAndItsTimeline() {
+        long id = Orders.place(engine, 3);
+        assertThat(store.find(id).orElseThrow().attributes().get("items")).as("the string underneath").isEqualTo("3");
+        engine.fire(Orders.ORDER, id, Event.PAY, Command.user("ann")).orElseThrow();
+        TaskRuntime rt = TaskRuntime.builder(engine).owner("s").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
+                .register(Orders.ORDER, Orders.shipper(items -> "TRK-" + items)).build();
+        rt.start();
+        executor.runAll();
+        var shipped = engine.find(Orders.ORDER, id).orElseThrow();
+        assertThat(shipped.state()).isEqualTo(State.SHIPPED);
+        assertThat(shipped.get(Orders.TRACKING)).isEqualTo("TRK-3");
+        assertThat(shipped.get(Orders.ITEMS)).isEqualTo(3);
+        engine.fire(Orders.ORDER, id, Event.DELIVER, Command.user("ann")).orElseThrow();
+        assertThat(Orders.timeline(engine, id)).containsExactly(
+                "CREATED -PAY-> PAID", "PAID -SHIP-> SHIPPING", "SHIPPING -SHIPPED-> SHIPPED", "SHIPPED -DELIVER-> DELIVERED");
+        rt.halt();
+    }
+
+    @Test
     void anOrderIsPaidShippedWithARetryThatWaitsInPlaceAndDelivered() {
         assertThat(Orders.ORDER.states()).hasSize(6);
         assertThat(Orders.ORDER.transitions()).hasSize(5);
