@@ -16,10 +16,13 @@ import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,6 +49,7 @@ public final class TransitionEngine {
     private final int maxConflictRetries;
     private final Batches batches;
     private final Groups groups;
+    private final Awaits awaits;
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
@@ -54,6 +58,7 @@ public final class TransitionEngine {
         this.maxConflictRetries = b.maxConflictRetries;
         this.batches = new Batches(this, store, clock, maxConflictRetries);
         this.groups = new Groups(this, store, clock);
+        this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -191,6 +196,29 @@ public final class TransitionEngine {
      */
     public int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses) {
         return groups.resolve(List.copyOf(machines), maxPasses);
+    }
+
+    // --- waiting for a state ------------------------------------------------------------------
+
+    /**
+     * Returns a future that completes with task {@code id} once it is in one of {@code states}
+     * (at once if it is already), or fails with {@link java.util.concurrent.TimeoutException}
+     * after {@code timeout} on the engine's clock, or with {@link java.util.NoSuchElementException}
+     * when there is no such task of {@code machine}. Changes written through this engine complete
+     * it as they are written; changes of other processes as the store's watch tells of them
+     * (PostgreSQL: LISTEN/NOTIFY); anything else at the next check of the waited tasks, every
+     * {@link Builder#awaitRecheck} on the clock. Cancelling the future ends the wait.
+     */
+    public <S extends Enum<S>, E extends Enum<E>> CompletableFuture<Task<S>> await(Machine<S, E> machine, long id, Set<S> states,
+                                                                                  Duration timeout) {
+        Objects.requireNonNull(machine, "machine");
+        return awaits.await(machine, id, Set.copyOf(states), Objects.requireNonNull(timeout, "timeout"));
+    }
+
+    /** Returns a future that completes with task {@code id} once it is in a terminal state; otherwise as {@link #await}. */
+    public <S extends Enum<S>, E extends Enum<E>> CompletableFuture<Task<S>> awaitTerminal(Machine<S, E> machine, long id,
+                                                                                          Duration timeout) {
+        return await(machine, id, machine.terminals(), timeout);
     }
 
     // --- read -------------------------------------------------------------------------------
@@ -393,6 +421,7 @@ public final class TransitionEngine {
         private Clock clock = Clock.system();
         private final List<TransitionListener> listeners = new ArrayList<>();
         private int maxConflictRetries = 100;
+        private Duration awaitRecheck = Duration.ofSeconds(1);
 
         private Builder() {}
 
@@ -424,6 +453,19 @@ public final class TransitionEngine {
         public Builder maxConflictRetries(int value) {
             if (value < 0) throw new IllegalArgumentException("maxConflictRetries must be >= 0, was " + value);
             this.maxConflictRetries = value;
+            return this;
+        }
+
+        /**
+         * Sets how often the tasks that {@link TransitionEngine#await} waits for are read again
+         * while waits are pending (default 1 second, on the engine's clock): the safety net for
+         * changes neither this engine nor the store's watch tells of.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder awaitRecheck(Duration value) {
+            if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("awaitRecheck must be positive, was " + value);
+            this.awaitRecheck = value;
             return this;
         }
 
