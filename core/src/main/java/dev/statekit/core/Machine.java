@@ -49,6 +49,8 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private final Map<S, Ending> endings;
     private final @Nullable Children<S, E> children;
     private final @Nullable Dependencies<S, E> dependencies;
+    private final Set<S> retired;
+    private final Map<String, S> migrations;
 
     /** A named refusal for an event the table does not allow in some state. */
     record Refusal(String code, String message) {}
@@ -72,6 +74,8 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         this.runPolicy = b.runPolicy;
         this.stages = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.stages));
         this.stateType = b.stateType;
+        this.retired = Collections.unmodifiableSet(java.util.EnumSet.copyOf(b.retired));
+        this.migrations = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.migrations));
         this.eventType = b.eventType;
         this.initial = Objects.requireNonNull(b.initial);
         this.states = Collections.unmodifiableSet(EnumSet.copyOf(states));
@@ -228,6 +232,16 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     /** Returns the machine's states. */
     public Set<S> states() {
         return states;
+    }
+
+    /** Returns the retired states: rows leave them, none enters them. */
+    public Set<S> retired() {
+        return retired;
+    }
+
+    /** Returns the declared migrations: the name of a state this version no longer has, and the state its tasks move to. */
+    public Map<String, S> migrations() {
+        return migrations;
     }
 
     /** Returns the terminal states. */

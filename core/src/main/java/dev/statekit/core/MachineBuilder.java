@@ -35,6 +35,8 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
     final java.util.LinkedHashMap<String, RunPolicy<S, E>> stages = new java.util.LinkedHashMap<>();
     @Nullable Children<S, E> children;
     @Nullable Dependencies<S, E> dependencies;
+    final EnumSet<S> retired;
+    final java.util.LinkedHashMap<String, S> migrations = new java.util.LinkedHashMap<>();
 
     MachineBuilder(String name, Class<S> stateType, Class<E> eventType) {
         this.name = Objects.requireNonNull(name, "name");
@@ -43,6 +45,29 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
         this.terminals = EnumSet.noneOf(stateType);
         this.refusals = new EnumMap<>(stateType);
         this.endings = new EnumMap<>(stateType);
+        this.retired = EnumSet.noneOf(stateType);
+    }
+
+    /**
+     * Retires {@code states}: no row may enter them any more, rows still leave them, so the tasks
+     * in them drain. A retired state is not refused as unreachable; it must not be the initial state.
+     */
+    @SafeVarargs
+    public final MachineBuilder<S, E> retire(S... states) {
+        for (S s : states) retired.add(Objects.requireNonNull(s, "state"));
+        return this;
+    }
+
+    /**
+     * Declares that tasks stored in state {@code removedState}, which this version of the machine
+     * no longer has, move to {@code to} when {@link TransitionEngine#migrate} runs: in batches, each
+     * with a history entry (event {@code MIGRATE}). Until then, reading such a task is refused with
+     * {@code SCHEMA_DRIFT} naming it.
+     */
+    public MachineBuilder<S, E> migrate(String removedState, S to) {
+        Objects.requireNonNull(removedState, "removedState");
+        migrations.put(removedState, Objects.requireNonNull(to, "to"));
+        return this;
     }
 
     /** Sets the definition's version (default 1); must be positive. */

@@ -39,7 +39,23 @@ final class MachineValidator {
         }
         ambiguities(b.rows, defects);
         namedRefusals(b, defects);
-        if (initial != null && states.contains(initial)) unreachable(states, initial, out, defects);
+        for (S r : b.retired) {
+            if (!states.contains(r)) defects.add("retired state " + r + " is unknown");
+            if (r == initial) defects.add("initial state " + r + " is retired");
+        }
+        for (Transition<S, E> t : b.rows) {
+            if (b.retired.contains(t.to()) && t.from() != t.to()) {
+                defects.add("row " + t + " enters retired state " + t.to() + "; a retired state is only left");
+            }
+        }
+        b.migrations.forEach((removed, to) -> {
+            for (S s : states) {
+                if (s.name().equals(removed)) defects.add("migration from " + removed + ": the machine still has that state; retire it instead");
+            }
+            if (!states.contains(to)) defects.add("migration from " + removed + " to unknown state " + to);
+            if (b.retired.contains(to)) defects.add("migration from " + removed + " to retired state " + to);
+        });
+        if (initial != null && states.contains(initial)) unreachable(states, initial, out, b.retired, defects);
         for (S s : states) {
             if (!b.terminals.contains(s) && !out.containsKey(s)) defects.add("state " + s + " is not terminal but no row leaves it");
         }
@@ -94,7 +110,8 @@ final class MachineValidator {
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> void unreachable(Set<S> states, S initial,
-                                                                            Map<S, List<Transition<S, E>>> out, List<String> defects) {
+                                                                            Map<S, List<Transition<S, E>>> out, Set<S> retired,
+                                                                            List<String> defects) {
         EnumSet<S> reached = EnumSet.of(initial);
         ArrayDeque<S> todo = new ArrayDeque<>(List.of(initial));
         while (!todo.isEmpty()) {
@@ -103,7 +120,7 @@ final class MachineValidator {
             }
         }
         for (S s : states) {
-            if (!reached.contains(s)) defects.add("state " + s + " is unreachable from " + initial);
+            if (!reached.contains(s) && !retired.contains(s)) defects.add("state " + s + " is unreachable from " + initial);
         }
     }
 }

@@ -16,9 +16,12 @@ import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -196,6 +199,49 @@ public final class TransitionEngine {
      */
     public int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses) {
         return groups.resolve(List.copyOf(machines), maxPasses);
+    }
+
+    // --- machine evolution ------------------------------------------------------------------
+
+    /**
+     * Moves up to {@code max} tasks of {@code machine} out of states this version no longer has,
+     * by its declared migrations ({@link MachineBuilder#migrate}), in writes of up to 100 tasks:
+     * each task moves with a history entry of its own (event {@code MIGRATE}, source
+     * {@code SYSTEM}, reason naming the machine's version) and keeps the version of the machine it
+     * was created under. A task that holds a lease is left for a later run. Returns how many tasks
+     * moved; a host runs it until it returns 0 (for example at start, or from a timer).
+     *
+     * @throws IllegalArgumentException if {@code max} is not positive
+     */
+    public <S extends Enum<S>, E extends Enum<E>> int migrate(Machine<S, E> machine, int max) {
+        if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
+        int moved = 0;
+        for (Map.Entry<String, S> migration : machine.migrations().entrySet()) {
+            long after = 0;
+            while (moved < max) {
+                Page<TaskRecord> page = store.query(TaskQuery.all().machine(machine.name()).states(List.of(migration.getKey()))
+                        .after(after).limit(Math.min(100, max - moved)));
+                List<Change> changes = new ArrayList<>(page.items().size());
+                Instant now = clock.now();
+                for (TaskRecord t : page.items()) {
+                    after = t.id();
+                    if (t.lease() != null) continue;
+                    Instant at = t.updatedAt().isAfter(now) ? t.updatedAt() : now;
+                    TaskRecord next = t.toBuilder().state(migration.getValue().name()).version(t.version() + 1).updatedAt(at).build();
+                    changes.add(new Change(t.version(), next, new HistoryEntry(t.id(), next.version(), t.state(), next.state(),
+                            "MIGRATE", TriggerSource.SYSTEM, null, "machine " + machine.name() + " v" + machine.version(), at, null)));
+                }
+                List<ApplyResult> results = changes.isEmpty() ? List.of() : store.applyEach(changes);
+                for (int i = 0; i < results.size(); i++) {
+                    if (!results.get(i).applied()) continue;
+                    moved++;
+                    announce(machine.name(), changes.get(i).next(), changes.get(i).entry());
+                }
+                if (page.nextAfterId() == null) break;
+            }
+        }
+        if (moved > 0) log.info("machine {} v{}: {} tasks migrated out of removed states", machine.name(), machine.version(), moved);
+        return moved;
     }
 
     // --- waiting for a state ------------------------------------------------------------------
