@@ -23,6 +23,9 @@ final class Heartbeats implements Runnable {
         Instant now = ctx.clock.now();
         Instant until = now.plus(ctx.leaseDuration);
         for (Run<?, ?> run : ctx.running.values()) {
+            Instant deadline = run.deadline;
+            // Past its timeout and the grace, an attempt's lease runs out: another process takes the task over.
+            if (deadline != null && now.isAfter(deadline.plus(ctx.cancelGrace))) continue;
             RenewResult r;
             try {
                 r = ctx.store.renew(run.id(), run.lease.fencingToken(), now, until);

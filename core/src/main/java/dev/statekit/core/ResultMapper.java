@@ -24,6 +24,7 @@ final class ResultMapper {
     static final String RESULT_REFUSED = "RESULT_REFUSED";
     static final String LEASE_EXPIRED = "LEASE_EXPIRED";
     static final String INTERRUPTED = "INTERRUPTED";
+    static final String TIMEOUT = "TIMEOUT";
 
     /**
      * The write a worker's result maps to: {@code event} under {@code command} with the record

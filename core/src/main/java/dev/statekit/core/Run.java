@@ -27,7 +27,9 @@ final class Run<S extends Enum<S>, E extends Enum<E>> implements WorkContext<S> 
         /** The runtime is stopping. */
         SHUTDOWN,
         /** The lease was lost: another process may hold the task now. */
-        LEASE_LOST
+        LEASE_LOST,
+        /** The attempt ran past its run policy's timeout. */
+        TIMEOUT
     }
 
     final Registration<S, E> reg;
@@ -37,6 +39,8 @@ final class Run<S extends Enum<S>, E extends Enum<E>> implements WorkContext<S> 
     private final Clock clock;
     private final List<Runnable> onCancel = new ArrayList<>();
     private volatile @Nullable StopReason stopReason;
+    /** When the attempt must have ended (its start plus the policy's timeout), or null without a limit. */
+    volatile java.time.@Nullable Instant deadline;
     volatile @Nullable Command cancelCommand;
 
     Run(Registration<S, E> reg, Task<S> task, Lease lease, Clock clock) {

@@ -1,6 +1,7 @@
 package dev.statekit.core;
 
 import dev.statekit.store.TriggerSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -71,6 +72,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
     final @Nullable E interruptFail;
     final boolean autoRecover;
     final RetryPolicy retry;
+    final @Nullable Duration timeout;
     final @Nullable String queue;
 
     private RunPolicy(Builder<S, E> b) {
@@ -90,6 +92,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         this.interruptFail = b.interruptFail;
         this.autoRecover = b.autoRecover;
         this.retry = b.retry;
+        this.timeout = b.timeout;
         this.queue = b.queue;
     }
 
@@ -140,6 +143,11 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
     /** Returns the cancel event, or null. */
     public @Nullable E cancel() {
         return cancel;
+    }
+
+    /** Returns the longest an attempt may run, or null when there is no limit. */
+    public @Nullable Duration timeout() {
+        return timeout;
     }
 
     /** Returns the recovery of expired leases. */
@@ -280,6 +288,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         private @Nullable E interruptFail;
         private boolean autoRecover = true;
         private RetryPolicy retry = RetryPolicy.defaults();
+        private @Nullable Duration timeout;
         private @Nullable String queue;
 
         Builder(Class<S> stateType) {
@@ -359,6 +368,23 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
             this.interruptRequeue = Objects.requireNonNull(requeue);
             this.interruptFail = Objects.requireNonNull(giveUp);
             this.autoRecover = automatic;
+            return this;
+        }
+
+        /**
+         * Sets the longest an attempt may run (default: no limit). Past it the worker is asked to
+         * stop ({@code cancelled()} is true, {@code cancelReason()} is {@code TIMEOUT}), and its thread
+         * is interrupted after the runtime's cancel grace; whatever the worker then returns, the
+         * attempt ends as a retryable failure with code {@code TIMEOUT}, which the retry policy
+         * decides like any other. The lease is not renewed past the deadline and the grace, so
+         * another process takes the task over if this one cannot end the attempt.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder<S, E> timeout(Duration maxRunTime) {
+            Objects.requireNonNull(maxRunTime, "maxRunTime");
+            if (maxRunTime.isNegative() || maxRunTime.isZero()) throw new IllegalArgumentException("timeout must be positive, was " + maxRunTime);
+            this.timeout = maxRunTime;
             return this;
         }
 

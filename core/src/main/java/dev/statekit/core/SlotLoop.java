@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.WorkResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -126,8 +127,54 @@ final class SlotLoop {
         }
     }
 
-    /** Runs the worker of {@code run}; whatever it throws, an {@code Error} included, becomes a failure. */
+    /** What a timed attempt's timers may still do to its thread. */
+    private static final class Deadline {
+        boolean finished;
+        boolean interrupted;
+    }
+
+    /**
+     * Runs the worker of {@code run} under its run policy's timeout, if any: past the deadline the
+     * run is signalled ({@code TIMEOUT}), after the cancel grace its thread is interrupted, and the
+     * attempt ends as a retryable {@code TIMEOUT} failure whatever the worker returns.
+     */
     private <S extends Enum<S>, E extends Enum<E>> WorkResult work(Run<S, E> run) {
+        Duration timeout = run.reg.policy.timeout();
+        if (timeout == null) return call(run);
+        Instant deadline = ctx.clock.now().plus(timeout);
+        run.deadline = deadline;
+        Thread thread = Thread.currentThread();
+        Deadline state = new Deadline();
+        Cancellable stop = ctx.clock.schedule(deadline, () -> run.signal(Run.StopReason.TIMEOUT));
+        Cancellable interrupt = ctx.clock.schedule(deadline.plus(ctx.cancelGrace), () -> {
+            synchronized (state) {
+                if (state.finished) return;
+                state.interrupted = true;
+            }
+            log.warn("runtime {}: task {} ran past its timeout of {} and the grace of {}; interrupting its worker", ctx.owner,
+                    run.id(), timeout, ctx.cancelGrace);
+            thread.interrupt();
+        });
+        WorkResult result;
+        try {
+            result = call(run);
+        } finally {
+            boolean interrupted;
+            synchronized (state) {
+                state.finished = true;
+                interrupted = state.interrupted;
+            }
+            stop.cancel();
+            interrupt.cancel();
+            if (interrupted) Thread.interrupted();      // the slot's thread goes on without the interrupt
+        }
+        if (run.stopReason() != Run.StopReason.TIMEOUT) return result;
+        log.info("runtime {}: task {} timed out after {}", ctx.owner, run.id(), timeout);
+        return WorkResult.retryable(ResultMapper.TIMEOUT, "the attempt ran past its timeout of " + timeout);
+    }
+
+    /** Calls the worker of {@code run}; whatever it throws, an {@code Error} included, becomes a failure. */
+    private <S extends Enum<S>, E extends Enum<E>> WorkResult call(Run<S, E> run) {
         try {
             WorkResult result = run.reg.worker.work(run);
             return result != null ? result : WorkResult.fatal(ResultMapper.NO_RESULT, "the worker returned no result");
