@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * listener), the store's watch (another process's change, through PostgreSQL's LISTEN/NOTIFY),
  * or a check of every waited task on the clock every {@code recheck} (for changes the engine and
  * the store's watch do not tell of, such as another engine's on an in-memory store). The watch is
- * open and the check scheduled only while waits are pending. Nothing polls on the caller's
- * thread. Thread-safe.
+ * opened by the first pending wait and closed once none has been pending for {@code recheck}
+ * (waits one after another keep one watch, not a connection each); the check runs only while waits
+ * are pending. Nothing polls on the caller's thread. Thread-safe.
  */
 final class Awaits implements TransitionListener {
     private static final Logger log = LoggerFactory.getLogger(Awaits.class);
@@ -74,6 +75,7 @@ final class Awaits implements TransitionListener {
     private int pending;
     private @Nullable AutoCloseable watch;
     private @Nullable Cancellable recheckTimer;
+    private @Nullable Cancellable lingerTimer;
 
     /** @param subscribe subscribes a listener to the engine's changes (while waits are pending) */
     Awaits(Store store, Clock clock, Duration recheck, Function<TransitionListener, Cancellable> subscribe) {
@@ -91,7 +93,13 @@ final class Awaits implements TransitionListener {
         // Registered before the first read: a change between the read and the registration is not missed.
         synchronized (lock) {
             waits.computeIfAbsent(id, k -> new ArrayList<>()).add(wait);
-            if (pending++ == 0) open();
+            if (pending++ == 0) {
+                Cancellable linger = lingerTimer;
+                lingerTimer = null;
+                if (linger != null) linger.cancel();
+                if (subscription == null) open();
+                else scheduleRecheck();
+            }
         }
         wait.future.whenComplete((task, failure) -> remove(wait));
         wait.timeout = clock.schedule(clock.now().plus(timeout), () -> wait.future.completeExceptionally(new TimeoutException(
@@ -111,7 +119,12 @@ final class Awaits implements TransitionListener {
             List<Wait<?, ?>> list = waits.get(wait.id);
             if (list == null || !list.remove(wait)) return;
             if (list.isEmpty()) waits.remove(wait.id);
-            if (--pending == 0) close();
+            if (--pending == 0) {
+                Cancellable t = recheckTimer;
+                recheckTimer = null;
+                if (t != null) t.cancel();
+                lingerTimer = clock.schedule(clock.now().plus(recheck), this::closeIfIdle);
+            }
         }
     }
 
@@ -131,7 +144,16 @@ final class Awaits implements TransitionListener {
         scheduleRecheck();
     }
 
-    /** Holding the lock: the last wait gone, the watch is closed and the checks stop. */
+    private void closeIfIdle() {
+        synchronized (lock) {
+            if (pending == 0 && lingerTimer != null) {
+                lingerTimer = null;
+                close();
+            }
+        }
+    }
+
+    /** Holding the lock: no wait pending for a while, the watch is closed and the engine no longer listened to. */
     private void close() {
         Cancellable s = subscription;
         subscription = null;
@@ -145,9 +167,6 @@ final class Awaits implements TransitionListener {
                 log.debug("closing the store watch of the waits failed", e);
             }
         }
-        Cancellable t = recheckTimer;
-        recheckTimer = null;
-        if (t != null) t.cancel();
     }
 
     private void scheduleRecheck() {

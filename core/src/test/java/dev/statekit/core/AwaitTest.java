@@ -104,16 +104,22 @@ class AwaitTest {
     }
 
     @Test
-    void withNoWaitPendingTheEngineListensToNothingAndTheClockHasNoCheck() {
+    void oneWatchServesWaitsOneAfterAnotherAndIsClosedOnceNoneIsPendingForARecheck() {
         long id = engine.create(m).task().id();
         dev.statekit.core.spi.TransitionListener none = (machine, task, entry) -> { };
         assertThat(engine.hasListenersBesides(none)).isFalse();
         CompletableFuture<Task<Jobs.State>> f = engine.awaitTerminal(m, id, Duration.ofMinutes(1));
         assertThat(engine.hasListenersBesides(none)).as("the wait listens").isTrue();
         assertThat(clock.pendingTimers()).as("its timeout and the check").hasSize(2);
+        engine.fire(m, id, Jobs.Event.BLOCK).orElseThrow();
+        CompletableFuture<Task<Jobs.State>> next = engine.awaitTerminal(m, id, Duration.ofMinutes(1));
         engine.fire(m, id, Jobs.Event.CANCEL, Command.user("ann")).orElseThrow();
         assertThat(f).isCompleted();
-        assertThat(engine.hasListenersBesides(none)).as("no wait pending").isFalse();
+        assertThat(next).isCompleted();
+        assertThat(clock.pendingTimers()).as("only the closing of the idle watch").hasSize(1);
+        assertThat(engine.hasListenersBesides(none)).as("still listening, for a while").isTrue();
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(engine.hasListenersBesides(none)).as("no wait pending for a recheck").isFalse();
         assertThat(clock.pendingTimers()).isEmpty();
     }
 }
