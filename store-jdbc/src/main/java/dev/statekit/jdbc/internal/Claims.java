@@ -128,9 +128,8 @@ public final class Claims {
                 while (rs.next()) {
                     if (rs.getObject(1) == null) {
                         boolean found = rs.getBoolean(28);
-                        rs.getBoolean(29);
-                        boolean queueRow = !rs.wasNull();
                         boolean paused = rs.getBoolean(29);
+                        boolean queueRow = !rs.wasNull();
                         int limit = rs.getInt(30);
                         boolean ordered = rs.getBoolean(31);
                         fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)));
@@ -161,13 +160,8 @@ public final class Claims {
 
     private boolean anyRunnable(Connection c, ClaimRequest request) throws SQLException {
         List<String> states = ClaimCandidates.states(request);
-        return Jdbc.queryOne(c, context.sql().anyRunnable(states.size()), ps -> {
-            int i = 1;
-            ps.setString(i++, request.machine());
-            ps.setString(i++, request.queue());
-            i = Jdbc.bindStates(ps, i, states);
-            Rows.setInstant(ps, i, request.now());
-        }, rs -> Boolean.TRUE) != null;
+        return Jdbc.queryOne(c, context.sql().anyRunnable(states.size()), ps -> bindRunnable(ps, 1, request, states),
+                rs -> Boolean.TRUE) != null;
     }
 
     /** Claims beside other claims of the queue; returns null when the claim must be made the exclusive way. */

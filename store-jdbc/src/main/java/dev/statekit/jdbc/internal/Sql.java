@@ -30,6 +30,8 @@ public final class Sql {
      */
     private final String tasksByLease;
     private final String tasksByDue;
+    /** The texts of {@link #claimAtOnce}, by number of states and limit: built once, not at every claim. */
+    private final java.util.Map<Long, String> atOnce = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
     public final String insertTask;
@@ -336,8 +338,7 @@ public final class Sql {
     public String runnable(int states, boolean after, boolean below, int limit, boolean lock) {
         boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
-                .append(" where machine = ? and queue = ? and state in ").append(params(states))
-                .append(" and lease_token is null and (not_before is null or not_before <= ?)").append(groups.notHeld());
+                .append(" where ").append(runnableWhere(states));
         if (after) b.append(" and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id > ?))))");
         // H2 seeks a descending index column on an inclusive bound only: its caller binds the bound minus one.
         if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
@@ -373,8 +374,11 @@ public final class Sql {
      * expiry, now (the claim); the history's source, actor and reason.
      */
     public String claimAtOnce(int states, int limit) {
-        String runnable = " from " + tasks + " where machine = ? and queue = ? and state in " + params(states)
-                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld();
+        return atOnce.computeIfAbsent((long) states << 32 | limit, k -> buildClaimAtOnce(states, limit));
+    }
+
+    private String buildClaimAtOnce(int states, int limit) {
+        String runnable = " from " + tasks + " where " + runnableWhere(states);
         StringBuilder cols = new StringBuilder();
         for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
         return "with p as (select exists (select 1" + runnable + ") as found),"
@@ -403,12 +407,20 @@ public final class Sql {
     }
 
     /**
+     * The condition on the tasks table that a task of (machine, queue) in one of {@code states} is
+     * runnable now and no held group keeps it back: parameters machine, queue, the states, now.
+     */
+    private String runnableWhere(int states) {
+        return "machine = ? and queue = ? and state in " + params(states)
+                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld();
+    }
+
+    /**
      * Selects whether (machine, queue, states) has a runnable task that no held group keeps back:
      * parameters machine, queue, the states, now.
      */
     public String anyRunnable(int states) {
-        return "select 1 from " + tasks + " where machine = ? and queue = ? and state in " + params(states)
-                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld() + " limit 1";
+        return "select 1 from " + tasks + " where " + runnableWhere(states) + " limit 1";
     }
 
     /**
@@ -418,9 +430,8 @@ public final class Sql {
      * row the condition matches.
      */
     public String lockRunnable(int states, int n) {
-        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n)
-                + " and machine = ? and queue = ? and state in " + params(states)
-                + " and lease_token is null and (not_before is null or not_before <= ?)" + groups.notHeld() + " for update skip locked";
+        return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n) + " and " + runnableWhere(states)
+                + " for update skip locked";
     }
 
     /** Selects (id, version) of tasks a purge may delete, in id order. */
