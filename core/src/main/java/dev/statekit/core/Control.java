@@ -73,8 +73,10 @@ final class Control {
             log.warn("runtime {}: task {} did not stop within {} of its cancellation; it keeps running", ctx.owner, taskId, ctx.cancelGrace);
             return;
         }
+        Decider.Adjust givesBack = machine.cancelsBackToClaim(task.state(), cancel)      // to be run again: the attempt is given back
+                ? (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)) : null;
         Outcome<S> o = ctx.engine.fire(machine, taskId, cancel, command.reason("cancelled after the grace period")
-                .expectVersion(task.version()), null);
+                .expectVersion(task.version()), givesBack);
         log.info("runtime {}: task {} did not stop within {}; cancelled it: {}", ctx.owner, taskId, ctx.cancelGrace,
                 o.isApplied() ? "applied" : o);
     }
@@ -82,7 +84,7 @@ final class Control {
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> retry(Machine<S, E> machine, long taskId, E retryEvent, boolean front,
                                                             Command command) {
         long sequence = ctx.store.nextSequence(front);
-        return ctx.engine.fire(machine, taskId, retryEvent, command, (cur, next) -> next.retries(0).notBefore(null).sequence(sequence));
+        return ctx.engine.fire(machine, taskId, retryEvent, command, (cur, next) -> next.retries(0).attempts(0).notBefore(null).sequence(sequence));
     }
 
     <S extends Enum<S>, E extends Enum<E>> List<Outcome<S>> retryAll(Machine<S, E> machine, S state, E retryEvent,
@@ -103,7 +105,7 @@ final class Control {
             TaskRecord t = found.get(i);
             long sequence = sequences[i];
             outcomes.add(ctx.engine.fire(machine, t.id(), retryEvent, command.expectVersion(t.version()),
-                    (cur, next) -> next.retries(0).notBefore(null).sequence(sequence)));
+                    (cur, next) -> next.retries(0).attempts(0).notBefore(null).sequence(sequence)));
         }
         return outcomes;
     }

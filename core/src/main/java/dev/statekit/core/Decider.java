@@ -72,13 +72,16 @@ final class Decider {
         TaskRecord next = current.transitioned(chosen.to().name(), attributes, at);
         boolean endsLease = current.lease() != null && !machine.holdsLease(chosen.to());
         boolean entersStage = machine.entersStage(from, chosen.to());
-        if (endsLease || entersStage || command.error() != null || adjust != null) {
+        boolean endsProcessing = machine.endsProcessing(from, chosen.to(), event);
+        if (endsLease || entersStage || endsProcessing || command.error() != null || adjust != null) {
             TaskRecord.Builder b = next.toBuilder();
             if (endsLease) b.lease(null);                      // leaving the running states ends the lease
             if (entersStage) {                                 // a stage counts its own attempts, on its own queue
                 b.attempts(0).retries(0);
                 String queue = machine.stageQueue(chosen.to());
                 if (queue != null) b.queue(queue);
+            } else if (endsProcessing) {                       // the next processing has a fresh retry budget
+                b.retries(0);
             }
             if (command.error() != null) b.lastError(command.error());
             if (adjust != null) adjust.adjust(current, b);
@@ -122,6 +125,7 @@ final class Decider {
         Attributes attributes = command.attributes().isEmpty() ? current.attributes() : current.attributes().with(command.attributes());
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
         TaskRecord.Builder b = current.transitioned(to.name(), attributes, at).toBuilder().lease(null);
+        if (ResultMapper.RELEASE.equals(event)) b.retries(0);      // a release ends the processing, as a release row does
         if (command.error() != null) b.lastError(command.error());
         if (adjust != null) adjust.adjust(current, b);
         TaskRecord next = b.build();

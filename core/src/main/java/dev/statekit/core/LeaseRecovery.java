@@ -67,6 +67,15 @@ final class LeaseRecovery {
                 return;
             }
         }
+        if (p.recovery != RunPolicy.Recovery.FAIL && t.attempts() >= p.maxAttempts) {
+            // Its attempts are used up (a worker that crashes its process every time): failed, not put back again.
+            String used = "lease lost on attempt " + t.attempts() + " of " + p.maxAttempts + "; " + why;
+            Outcome<S> o = ctx.engine.fire(r.machine, t.id(), Objects.requireNonNull(p.fatal),
+                    c.reason(used).error(new TaskError(ResultMapper.ATTEMPTS_EXHAUSTED, used, false, null)), null);
+            if (o.isApplied()) log.warn("runtime {}: failed task {} ({}): {}", ctx.owner, t.id(), r.machine.name(), used);
+            else log.info("runtime {}: task {} was not failed after its last attempt: {}", ctx.owner, t.id(), o);
+            return;
+        }
         Outcome<S> o;
         switch (p.recovery) {
             case FAIL:
@@ -93,7 +102,7 @@ final class LeaseRecovery {
         int interruptions = interruptions(task);
         Command c = ctx.command().expectVersion(task.version());
         Outcome<S> o;
-        if (p.autoRecover && interruptions < 1) {
+        if (p.autoRecover && interruptions < 1 && task.attempts() < p.maxAttempts) {
             long front = ctx.store.nextSequence(true);
             o = ctx.engine.fire(r.machine, task.id(), Objects.requireNonNull(p.interruptRequeue),
                     c.reason("automatic recovery after an interruption")
@@ -101,7 +110,9 @@ final class LeaseRecovery {
                     (cur, next) -> next.lease(null).sequence(front));
         } else {
             o = ctx.engine.fire(r.machine, task.id(), Objects.requireNonNull(p.interruptFail),
-                    c.reason(p.autoRecover ? "interrupted again after its automatic retry" : "interrupted; automatic recovery is off")
+                    c.reason(!p.autoRecover ? "interrupted; automatic recovery is off"
+                                    : interruptions < 1 ? "interrupted on its last attempt (" + task.attempts() + " of " + p.maxAttempts + ")"
+                                    : "interrupted again after its automatic retry")
                             .error(new TaskError(ResultMapper.INTERRUPTED, "the task was interrupted by a crash", true, null)),
                     (cur, next) -> next.lease(null));
         }

@@ -136,6 +136,28 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
                 && stages.get(target).claims.containsKey(to);
     }
 
+    /**
+     * Returns whether firing {@code event} from {@code from} to {@code to} ends a processing: the
+     * release or cancel event of the run policy that claims from {@code to} puts the task back into
+     * that claimable state (a pause, a reset, a stopping runtime, a recovered lease). The next
+     * processing starts with a fresh retry budget.
+     */
+    boolean endsProcessing(S from, S to, E event) {
+        if (from == to) return false;
+        String stage = stageOf[to.ordinal()];
+        RunPolicy<S, E> p = stage != null ? stages.get(stage) : runPolicy;
+        return p != null && (event == p.release || event == p.cancel) && p.claims.containsKey(to);
+    }
+
+    /** Returns whether the cancel event {@code cancel} takes a task in {@code from} back to a claimable state, to be run again later. */
+    boolean cancelsBackToClaim(S from, E cancel) {
+        S to = target(from, cancel);
+        if (to == null) return false;
+        String stage = stageOf[to.ordinal()];
+        RunPolicy<S, E> p = stage != null ? stages.get(stage) : runPolicy;
+        return p != null && p.claims.containsKey(to);
+    }
+
     /** Returns the cancel event of the machine's run policy, or of its first stage that has one; null if none. */
     @Nullable E cancelEvent() {
         for (RunPolicy<S, E> p : policies()) if (p.cancel != null) return p.cancel;

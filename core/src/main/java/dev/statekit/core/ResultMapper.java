@@ -25,6 +25,7 @@ final class ResultMapper {
     static final String LEASE_EXPIRED = "LEASE_EXPIRED";
     static final String INTERRUPTED = "INTERRUPTED";
     static final String TIMEOUT = "TIMEOUT";
+    static final String ATTEMPTS_EXHAUSTED = "ATTEMPTS_EXHAUSTED";
 
     /**
      * The write a worker's result maps to: {@code event} under {@code command} with the record
@@ -71,11 +72,20 @@ final class ResultMapper {
         if (run.stopReason() == Run.StopReason.CANCELLED && p.cancel != null) {
             Command requested = run.cancelCommand;
             Command c = requested != null ? requested.underLease(run.lease.fencingToken()) : base.reason("cancelled");
-            return new Completion<>(run, p.cancel, c, null, null, base);
+            return new Completion<>(run, p.cancel, c, givesBackIfRunAgain(run, p.cancel), null, base);
         }
         if (result instanceof WorkResult.Success s) return success(run, s, base);
         if (result instanceof WorkResult.Failure f) return failure(run, f, base, now);
         return snooze(run, (WorkResult.Snooze) result, base, now);
+    }
+
+    /**
+     * The adjustment of a cancellation that stops an attempt from outside: when it puts the task back
+     * to be run again (a pause, a reset), the attempt is given back; null when it ends the task.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> Decider.@Nullable Adjust givesBackIfRunAgain(Run<S, E> run, E cancel) {
+        if (!run.reg.machine.cancelsBackToClaim(run.task.state(), cancel)) return null;
+        return (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> Completion<S, E> success(Run<S, E> run, WorkResult.Success s, Command base) {
@@ -91,8 +101,9 @@ final class ResultMapper {
         RunPolicy<S, E> p = run.reg.policy;
         TaskError error = new TaskError(f.code(), f.message(), f.retryable(), f.step());
         int retries = run.task.record().retries();
+        int attempts = run.task.record().attempts();
         S back = run.reg.backTo(run.task.state());
-        if (f.retryable() && (p.retryable != null || back != null) && retries < p.retry.maxRetries()) {
+        if (f.retryable() && (p.retryable != null || back != null) && retries < p.retry.maxRetries() && attempts < p.maxAttempts) {
             Duration delay = p.retry.delay(retries, jitter.getAsDouble());
             Instant notBefore = now.plus(delay);
             Command c = base.reason(f.code() + ": " + f.message()).error(error);
@@ -100,7 +111,10 @@ final class ResultMapper {
             if (p.retryable != null) return new Completion<>(run, p.retryable, c, later, notBefore, base);
             return Completion.requeue(run, Objects.requireNonNull(back), RETRY, c, later, notBefore, base);    // waits in place
         }
-        String why = f.retryable() ? f.code() + " after " + retries + " retries: " + f.message() : f.code() + ": " + f.message();
+        String why = !f.retryable() ? f.code() + ": " + f.message()
+                : retries < p.retry.maxRetries() && attempts >= p.maxAttempts
+                        ? f.code() + " on attempt " + attempts + " of " + p.maxAttempts + ": " + f.message()
+                        : f.code() + " after " + retries + " retries: " + f.message();
         return new Completion<>(run, Objects.requireNonNull(p.fatal), base.reason(why).error(error), null, null, base);
     }
 
@@ -115,7 +129,8 @@ final class ResultMapper {
         }
         Instant notBefore = now.plus(z.delay());
         Command c = base.reason("snoozed for " + z.delay());
-        Decider.Adjust later = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).notBefore(notBefore);
+        // A snooze gives its attempt back and stays inside the processing: its retry count is kept.
+        Decider.Adjust later = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).retries(cur.retries()).notBefore(notBefore);
         if (release != null) return new Completion<>(run, release, c, later, notBefore, base);
         return Completion.requeue(run, Objects.requireNonNull(back), RELEASE, c, later, notBefore, base);
     }

@@ -73,7 +73,11 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
     final boolean autoRecover;
     final RetryPolicy retry;
     final @Nullable Duration timeout;
+    final int maxAttempts;
     final @Nullable String queue;
+
+    /** The most attempts of one stage unless {@link Builder#maxAttempts} says otherwise. */
+    public static final int DEFAULT_MAX_ATTEMPTS = 25;
 
     private RunPolicy(Builder<S, E> b) {
         this.claims = Collections.unmodifiableMap(new EnumMap<>(b.claims));
@@ -93,6 +97,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         this.autoRecover = b.autoRecover;
         this.retry = b.retry;
         this.timeout = b.timeout;
+        this.maxAttempts = b.maxAttempts;
         this.queue = b.queue;
     }
 
@@ -150,7 +155,12 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         return timeout;
     }
 
-    /** Returns the recovery of expired leases. */
+    /** Returns the most attempts a task may use in this stage ({@link Builder#maxAttempts}). */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Returns how expired leases are recovered. */
     public Recovery recovery() {
         return recovery;
     }
@@ -289,6 +299,7 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         private boolean autoRecover = true;
         private RetryPolicy retry = RetryPolicy.defaults();
         private @Nullable Duration timeout;
+        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private @Nullable String queue;
 
         Builder(Class<S> stateType) {
@@ -385,6 +396,22 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
             Objects.requireNonNull(maxRunTime, "maxRunTime");
             if (maxRunTime.isNegative() || maxRunTime.isZero()) throw new IllegalArgumentException("timeout must be positive, was " + maxRunTime);
             this.timeout = maxRunTime;
+            return this;
+        }
+
+        /**
+         * Sets the most attempts a task may use in this stage (default {@value #DEFAULT_MAX_ATTEMPTS}).
+         * Every claim is one attempt; a snooze, a release by a stopping runtime and a cancellation
+         * back to a claimable state give theirs back. Once a task has used them all, a retryable
+         * failure is fatal and an expired lease fails the task with {@code ATTEMPTS_EXHAUSTED}
+         * instead of putting it back: a task whose worker crashes its process every time cannot
+         * loop for ever. The retry policy bounds the retries of one processing inside this bound.
+         *
+         * @throws IllegalArgumentException if less than 1
+         */
+        public Builder<S, E> maxAttempts(int attempts) {
+            if (attempts < 1) throw new IllegalArgumentException("maxAttempts must be >= 1, was " + attempts);
+            this.maxAttempts = attempts;
             return this;
         }
 

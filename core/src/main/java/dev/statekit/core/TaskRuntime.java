@@ -217,8 +217,9 @@ public final class TaskRuntime implements AutoCloseable {
         S back = run.reg.backTo(run.task.state());
         if (release == null && back == null) return;      // left to lease recovery
         Command c = ctx.command().reason("runtime stopping");
-        Outcome<S> o = release != null ? ctx.engine.fire(run.reg.machine, run.id(), release, c, null)
-                : ctx.engine.requeue(run.reg.machine, run.id(), Objects.requireNonNull(back), ResultMapper.RELEASE, c, null);
+        Decider.Adjust givesBack = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));      // stopped from outside: not used up
+        Outcome<S> o = release != null ? ctx.engine.fire(run.reg.machine, run.id(), release, c, givesBack)
+                : ctx.engine.requeue(run.reg.machine, run.id(), Objects.requireNonNull(back), ResultMapper.RELEASE, c, givesBack);
         log.debug("released task {} at shutdown: {}", run.id(), o.isApplied() ? "applied" : o);
         ctx.running.remove(run.id(), run);
     }
@@ -301,8 +302,8 @@ public final class TaskRuntime implements AutoCloseable {
     }
 
     /**
-     * Retries a failed task by firing {@code retryEvent}; the automatic retry count starts again
-     * (the last error is kept). The task goes to the end of its priority, or with {@code front} to
+     * Retries a failed task by firing {@code retryEvent}; its automatic retry count and its attempts
+     * start again (the last error is kept; the history keeps every attempt). The task goes to the end of its priority, or with {@code front} to
      * its front, in the same write as the transition.
      */
     public <S extends Enum<S>, E extends Enum<E>> Outcome<S> retry(Machine<S, E> machine, long taskId, E retryEvent,

@@ -417,6 +417,9 @@ final class RuntimeModel {
             Long requestedAt = cancelRequestVersions.get(id);
             require(event != Event.START || requestedAt == null || e.version() <= requestedAt,
                     "task %s started again after its cancellation was requested at v%s: %s", id, requestedAt, history);
+            if (event == Event.RELEASE && (e.reason() == null || !e.reason().startsWith("snoozed for"))) {
+                retryables = 0;          // a release other than a snooze ends the processing: the next has a fresh retry budget
+            }
             if (event == Event.RETRYABLE) {
                 Duration base = RETRY.baseDelay(retryables);
                 Duration least = base.minusNanos((long) (base.toNanos() * RETRY.jitter()));
@@ -436,8 +439,10 @@ final class RuntimeModel {
                 starts, snoozes);
         require((t.state().equals(State.DONE.name())) == (completes == 1), "task %s is %s after %s completions", id, t.state(), completes);
         require(retryables == t.retries() && t.retries() <= RETRY.maxRetries(),
-                "task %s counts %s retries with %s retryable failures in its history (at most %s allowed)", id, t.retries(),
-                retryables, RETRY.maxRetries());
+                "task %s counts %s retries with %s retryable failures in its history since its last release (at most %s allowed)", id,
+                t.retries(), retryables, RETRY.maxRetries());
+        require(t.attempts() <= RunPolicy.DEFAULT_MAX_ATTEMPTS, "task %s counts %s attempts, more than %s", id, t.attempts(),
+                RunPolicy.DEFAULT_MAX_ATTEMPTS);
     }
 
     private static @Nullable HistoryEntry nextStart(List<HistoryEntry> history, int from) {

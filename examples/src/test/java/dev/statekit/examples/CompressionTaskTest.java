@@ -112,7 +112,7 @@ class CompressionTaskTest extends MachineContract<State, Event> {
         List<Long> started = new ArrayList<>();
         TaskRuntime scheduler = scheduler(executor, ctx -> {
             started.add(ctx.task().id());
-            return ctx.task().record().attempts() <= 4 ? WorkResult.retryable("IO_BUSY", "resource busy") : WorkResult.success();
+            return started.size() <= 4 ? WorkResult.retryable("IO_BUSY", "resource busy") : WorkResult.success();
         });
         long id = enqueued();
         scheduler.start();
@@ -145,6 +145,7 @@ class CompressionTaskTest extends MachineContract<State, Event> {
         var retried = scheduler.retry(machine(), id, Event.RETRY, true, ALICE).orElseThrow().task();
         assertThat(retried.state()).isEqualTo(State.QUEUED);
         assertThat(retried.record().retries()).as("a fresh retry budget").isZero();
+        assertThat(retried.record().attempts()).as("and fresh attempts").isZero();
         assertThat(retried.record().notBefore()).isNull();
         assertThat(task(id).record().sequence()).as("at the front of its priority").isLessThan(task(waiting).record().sequence());
         scheduler.resume(QUEUE);
