@@ -80,7 +80,9 @@ final class Batches {
         return engine.fire(r.machine(), r.taskId(), r.event(), r.command(), r.adjust());
     }
 
-    private static <S extends Enum<S>, E extends Enum<E>> Decision<S> decideRequest(TransitionEngine.Request<S, E> r, TaskRecord current, Instant now) {
+    private <S extends Enum<S>, E extends Enum<E>> Decision<S> decideRequest(TransitionEngine.Request<S, E> r, TaskRecord current, Instant now) {
+        Outcome.Refused<S> forbidden = engine.forbidden(r.machine(), current, r.event(), r.command());
+        if (forbidden != null) return new Decision.Refuse<>(forbidden);
         return Decider.decide(r.machine(), current, r.event(), r.command(), r.adjust(), now);
     }
 
@@ -150,6 +152,8 @@ final class Batches {
     private <S extends Enum<S>, E extends Enum<E>> Decision<S> prepare(Fire<S, E> f, Instant now) {
         TaskRecord current = store.find(f.taskId()).orElse(null);
         if (current == null || !current.machine().equals(f.machine().name())) return new Decision.Refuse<>(notFoundOf(f));
+        Outcome.Refused<S> forbidden = engine.forbidden(f.machine(), current, f.event(), f.command());
+        if (forbidden != null) return new Decision.Refuse<>(forbidden);
         String key = f.command().idempotencyKey();
         if (key != null) {
             Optional<HistoryEntry> prior = store.findCommand(f.taskId(), key);

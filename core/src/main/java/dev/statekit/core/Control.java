@@ -52,6 +52,8 @@ final class Control {
             Outcome<S> o = ctx.engine.fire(machine, taskId, cancel, command, null);
             return new CancelResult<>(o.isApplied() ? CancelResult.Status.CANCELLED : CancelResult.Status.REFUSED, o);
         }
+        Outcome.Refused<S> forbidden = ctx.engine.forbidden(machine, task.record(), cancel, command);
+        if (forbidden != null) return new CancelResult<>(CancelResult.Status.REFUSED, forbidden);
         Lease lease = Objects.requireNonNull(task.record().lease());
         @SuppressWarnings("unchecked")
         Run<S, E> local = (Run<S, E>) ctx.running.get(taskId);

@@ -14,7 +14,9 @@ public enum RefusalCode {
     /** No task with that id exists in that machine. */
     NOT_FOUND(404),
     /** The lease under which the command was issued expired or was taken over. */
-    LEASE_LOST(409);
+    LEASE_LOST(409),
+    /** The engine's {@link Authorizer} refused the person's command; the refusal carries its code and message. */
+    FORBIDDEN(403);
 
     private final int httpStatus;
 

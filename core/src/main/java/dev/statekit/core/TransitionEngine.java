@@ -53,6 +53,7 @@ public final class TransitionEngine {
     private final Batches batches;
     private final Groups groups;
     private final Awaits awaits;
+    private final Authorizer authorizer;
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
@@ -62,6 +63,7 @@ public final class TransitionEngine {
         this.batches = new Batches(this, store, clock, maxConflictRetries);
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
+        this.authorizer = b.authorizer;
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -354,6 +356,8 @@ public final class TransitionEngine {
         for (int attempt = 0; ; attempt++) {
             TaskRecord current = store.find(taskId).orElse(null);
             if (current == null || !sameName(current.machine(), machine.name())) return Refusals.notFound(machine, taskId, event);
+            Outcome.Refused<S> forbidden = forbidden(machine, current, event, command);
+            if (forbidden != null) return forbidden;
             if (key != null && attempt == 0) {
                 Optional<HistoryEntry> prior = store.findCommand(taskId, key);
                 if (prior.isPresent()) return replay(machine, current, prior.get());
@@ -436,6 +440,21 @@ public final class TransitionEngine {
         return batches.fireAll(fires);
     }
 
+    /**
+     * Asks the authorizer about a person's command; returns its refusal ({@link RefusalCode#FORBIDDEN}),
+     * logged with the actor, or null when the command is the system's or allowed.
+     */
+    <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, E event,
+                                                                              Command command) {
+        if (command.source() != dev.statekit.store.TriggerSource.USER || authorizer == Authorizer.ALLOW_ALL) return null;
+        Verdict v = Objects.requireNonNull(authorizer.authorize(new Authorizer.Request(command.actor(), machine.name(), current,
+                event.name(), command)), "authorizer returned null");
+        if (v.allowed()) return null;
+        log.info("refused {} on task {} ({}) for {}: {} {}", event.name(), current.id(), machine.name(), command.actor(), v.code(), v.message());
+        return new Outcome.Refused<>(RefusalCode.FORBIDDEN, Objects.requireNonNull(v.code()), v.message() + " (task " + current.id()
+                + ", event " + event.name() + ", actor " + command.actor() + ")", current.id(), machine.state(current.state()), event.name());
+    }
+
     /** Tells the listeners of a written change and returns its outcome. */
     <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> applied(Machine<S, E> machine, Change change) {
         listeners.transitioned(machine.name(), change.next(), change.entry());
@@ -468,6 +487,7 @@ public final class TransitionEngine {
         private final List<TransitionListener> listeners = new ArrayList<>();
         private int maxConflictRetries = 100;
         private Duration awaitRecheck = Duration.ofSeconds(1);
+        private Authorizer authorizer = Authorizer.ALLOW_ALL;
 
         private Builder() {}
 
@@ -512,6 +532,14 @@ public final class TransitionEngine {
         public Builder awaitRecheck(Duration value) {
             if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("awaitRecheck must be positive, was " + value);
             this.awaitRecheck = value;
+            return this;
+        }
+
+        /**
+         * Sets the authorizer asked about every command of a person (default {@link Authorizer#ALLOW_ALL}).
+         */
+        public Builder authorizer(Authorizer value) {
+            this.authorizer = Objects.requireNonNull(value, "authorizer");
             return this;
         }
 
