@@ -60,7 +60,8 @@ public final class GroupNode {
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
             int pieceWork = Integer.parseInt(a.get("pieceWork"));
             Worker<Batches.PieceState> pieces = ctx -> {
-                if (ctx.task().attributes().contains(Batches.FLAKY) && ctx.task().record().retries() == 0) {
+                // fails until it has failed once: a release by a killed node starts a fresh retry budget, the last error stays
+                if (ctx.task().attributes().contains(Batches.FLAKY) && ctx.task().record().lastError() == null) {
                     return WorkResult.retryable("FLAKY", "piece " + ctx.task().id() + " fails its first attempt");
                 }
                 Node.burn(pieceWork);
