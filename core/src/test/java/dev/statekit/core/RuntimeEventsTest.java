@@ -157,6 +157,29 @@ class RuntimeEventsTest {
     }
 
     @Test
+    void aRecoveryThatFailsTheTaskCarriesTheErrorItWrote() {
+        Machine<S, E> once = Machine.builder("once", S.class, E.class)
+                .states(S.QUEUED, S.RUNNING, S.DONE, S.FAILED)
+                .initial(S.QUEUED)
+                .terminal(S.DONE, S.FAILED)
+                .transition(S.QUEUED, E.START, S.RUNNING, SYSTEM)
+                .transition(S.RUNNING, E.COMPLETE, S.DONE, SYSTEM)
+                .transition(S.RUNNING, E.FAIL, S.FAILED, SYSTEM)
+                .run(r -> r.claim(S.QUEUED, E.START).success(E.COMPLETE).fatal(E.FAIL).maxAttempts(1))
+                .build();
+        long id = engine.create(once).task().id();
+        store.claim(new ClaimRequest("once", "once", List.of(new ClaimRule("QUEUED", "START", "RUNNING")), "dead", t0,
+                Duration.ofSeconds(30), 1, 0));
+        TaskRuntime rt = builder().register(once, ctx -> WorkResult.success()).build();
+        rt.start();
+        clock.advance(Duration.ofSeconds(32));
+        executor.runAll();
+        assertThat(of(id)).containsExactly("RECOVERED RUNNING->FAILED FAIL attempt 1 ATTEMPTS_EXHAUSTED PT2S");
+        assertThat(rt.metrics().of("once", "once").orElseThrow().lastMinute()).isEqualTo(new LastMinute(0, 0, 0, 0, 0, 1));
+        rt.halt();
+    }
+
+    @Test
     void aStageEnteredIsReportedWithTheStageAndItsQueue() {
         TaskRuntime rt = builder().registerStage(StagesTest.ETL, "ocr", ctx -> WorkResult.success())
                 .registerStage(StagesTest.ETL, "post", ctx -> WorkResult.success()).build();
