@@ -47,7 +47,8 @@ public final class TaskRuntime implements AutoCloseable {
     // A façade: the work is done by package-private parts with one duty each, sharing one
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
     // touches what), SlotLoop, ResultMapper, ResultWriter, LeaseRecovery, Waits, Preconditions,
-    // Heartbeats, Timers, Control and Lifecycle.
+    // Heartbeats, Timers, Control, Lifecycle, RuntimeEvents (the last minute's counts and the
+    // runtime listeners) and MetricsReader.
 
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
 

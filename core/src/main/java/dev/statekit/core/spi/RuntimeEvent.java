@@ -44,8 +44,8 @@ public record RuntimeEvent(Kind kind, String machine, String queue, long taskId,
         SUCCEEDED,
         /**
          * A failure that ends the task was written: a fatal failure, a retryable one past its
-         * retries, or a result the machine refused. Duration: how long the worker ran (zero for
-         * a refused result settled afterwards).
+         * retries or its stage's attempts, or a result the machine refused (the task failed
+         * instead). Duration: how long the worker ran.
          */
         FAILED,
         /** A retryable failure was written and the task will run again after its back-off. Duration: how long the worker ran. */
@@ -57,7 +57,9 @@ public record RuntimeEvent(Kind kind, String machine, String queue, long taskId,
         TIMED_OUT,
         /**
          * The task's holder was gone (its lease expired, or this owner restarted) and this runtime
-         * recovered it by its machine's recovery policy. Duration: from the lease's expiry to the
+         * recovered it by its machine's recovery policy: put it back, interrupted it, failed it (then
+         * with the error code written, such as {@code LEASE_EXPIRED} or {@code ATTEMPTS_EXHAUSTED}),
+         * or cancelled it when that had been requested. Duration: from the lease's expiry to the
          * recovery (zero when recovered before the expiry, at a restart).
          */
         RECOVERED,
