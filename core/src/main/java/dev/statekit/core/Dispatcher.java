@@ -203,6 +203,7 @@ final class Dispatcher {
             turn.unlock();
         }
         if (claimed.isEmpty()) return List.of();
+        ctx.events.claimed(r, claimed, now);
         List<Run<S, E>> runs = new ArrayList<>(claimed.size());
         for (Claimed c : claimed) {
             TaskRecord t = c.task();

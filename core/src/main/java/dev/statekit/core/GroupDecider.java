@@ -42,6 +42,7 @@ final class GroupDecider implements GroupResolver {
     private final Map<String, Machine<?, ?>> machines;
     private final Instant now;
     private final Map<Long, Change> decided = new java.util.LinkedHashMap<>();
+    private final Map<Long, Resolved> resolved = new java.util.LinkedHashMap<>();
 
     GroupDecider(Map<String, Machine<?, ?>> machines, Instant now) {
         this.machines = machines;
@@ -69,18 +70,44 @@ final class GroupDecider implements GroupResolver {
         }
     }
 
+    /**
+     * A group this decider resolved: it was open, and the pass gives it a resolution (an event fired
+     * on its owner, or a dependent released), not {@link #OWNER_ENDED}.
+     *
+     * @param owner      the owner as the pass saw it, before its change
+     * @param kind       children or dependencies
+     * @param resolution the group's new resolution
+     * @param change     the owner's change decided with it, or null when it has none (a dependent released)
+     * @param at         the pass's time
+     */
+    record Resolved(TaskRecord owner, GroupKind kind, String resolution, @Nullable Change change, Instant at) {}
+
     @Override
     public Resolution resolve(View view) {
         Machine<?, ?> owner = machines.get(view.owner().machine());
         if (owner == null) return Resolution.keep(view.group());
         Resolution r = view.group().kind() == GroupKind.CHILDREN ? children(owner, view) : dependencies(owner, view);
         for (Change c : r.changes()) decided.put(c.next().id(), c);
+        long ownerId = view.owner().id();
+        String resolution = r.resolution();
+        if (view.group().resolution() == null && resolution != null && !OWNER_ENDED.equals(resolution)) {
+            Change own = null;
+            for (Change c : r.changes()) if (c.next().id() == ownerId) own = c;
+            resolved.put(ownerId, new Resolved(view.owner(), view.group().kind(), resolution, own, now));
+        } else {
+            resolved.remove(ownerId);       // a pass run again after a rollback decided otherwise
+        }
         return r;
     }
 
     /** Returns the changes decided (by the last decision for each task), for the listeners once the pass is written. */
     List<Change> decided() {
         return List.copyOf(decided.values());
+    }
+
+    /** Returns the groups resolved (by the last decision for each owner), for the runtime's listeners once the pass is written. */
+    List<Resolved> resolved() {
+        return List.copyOf(resolved.values());
     }
 
     // --- children ------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ final class GroupPasses {
     void run() {
         if (owners.isEmpty()) return;
         try {
-            int resolved = ctx.engine.resolveGroups(owners, MAX_PASSES);
+            int resolved = ctx.engine.resolveGroups(owners, MAX_PASSES, ctx.events.listening ? ctx.events::groupResolved : null);
             if (resolved > 0) log.debug("runtime {}: resolved {} groups", ctx.owner, resolved);
         } catch (RuntimeException e) {
             log.warn("runtime {}: group resolution failed ({}); the next round tries again", ctx.owner, e.toString(), e);

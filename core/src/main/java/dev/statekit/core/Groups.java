@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * The engine's side of groups: children created with a parent's transition or added to its open
@@ -129,6 +130,15 @@ final class Groups {
      * less than a full batch, at most {@code maxPasses}; returns how many groups were resolved.
      */
     int resolve(Collection<Machine<?, ?>> machines, int maxPasses) {
+        return resolve(machines, maxPasses, null);
+    }
+
+    /**
+     * Runs resolution passes as {@link #resolve(Collection, int)} does, and hands {@code resolutions}
+     * each group a pass resolved, with its owner as it is after the pass.
+     */
+    int resolve(Collection<Machine<?, ?>> machines, int maxPasses,
+                @org.jspecify.annotations.Nullable BiConsumer<GroupDecider.Resolved, TaskRecord> resolutions) {
         Map<String, Machine<?, ?>> known = registry(machines);
         List<String> owners = new ArrayList<>();
         for (Machine<?, ?> m : machines) if (m.children() != null || m.dependencies() != null) owners.add(m.name());
@@ -138,7 +148,8 @@ final class Groups {
             GroupDecider decider = new GroupDecider(known, clock.now());
             int n = store.resolveGroups(owners, clock.now(), PASS_SIZE, decider);
             total += n;
-            announce(known, decider.decided());
+            Map<Long, TaskRecord> written = announce(known, decider.decided());
+            if (resolutions != null) report(decider.resolved(), written, resolutions);
             // a pass's own changes mark other groups (a settled batch its dependents): go on while it left marks
             if (n == 0 || (n < PASS_SIZE && store.pendingMarks() == 0)) break;
         }
@@ -150,8 +161,8 @@ final class Groups {
      * whose task is now at the version the change made (a pass that was undone and run again may
      * have decided some that it did not write).
      */
-    private void announce(Map<String, Machine<?, ?>> known, List<Change> decided) {
-        if (decided.isEmpty()) return;
+    private Map<Long, TaskRecord> announce(Map<String, Machine<?, ?>> known, List<Change> decided) {
+        if (decided.isEmpty()) return Map.of();
         List<Long> ids = new ArrayList<>(decided.size());
         for (Change c : decided) ids.add(c.next().id());
         Map<Long, TaskRecord> now = store.findAll(ids);
@@ -159,6 +170,26 @@ final class Groups {
             TaskRecord t = now.get(c.next().id());
             Machine<?, ?> m = known.get(c.next().machine());
             if (t != null && m != null && t.version() == c.next().version()) engine.announce(m.name(), t, c.entry());
+        }
+        return now;
+    }
+
+    /**
+     * Hands over the resolutions a pass wrote: one with an owner's change when the owner is at the
+     * version that change made ({@code written}, read by {@link #announce}); one without when the
+     * group's stored resolution is the one decided.
+     */
+    private void report(List<GroupDecider.Resolved> resolved, Map<Long, TaskRecord> written,
+                        BiConsumer<GroupDecider.Resolved, TaskRecord> resolutions) {
+        for (GroupDecider.Resolved r : resolved) {
+            Change c = r.change();
+            long ownerId = r.owner().id();
+            if (c != null) {
+                TaskRecord t = written.get(ownerId);
+                if (t != null && t.version() == c.next().version()) resolutions.accept(r, t);
+            } else if (store.group(ownerId).map(g -> r.resolution().equals(g.resolution())).orElse(false)) {
+                resolutions.accept(r, r.owner());
+            }
         }
     }
 

@@ -62,8 +62,10 @@ final class LeaseRecovery {
         }
         if (p.cancel != null && ctx.store.cancelRequested(t.id())) {
             // Its cancellation was requested while it ran: the holder died before applying it.
-            if (ctx.engine.fire(r.machine, t.id(), p.cancel, c.reason("cancellation requested; " + why), null).isApplied()) {
+            Outcome<S> cancelled = ctx.engine.fire(r.machine, t.id(), p.cancel, c.reason("cancellation requested; " + why), null);
+            if (cancelled instanceof Outcome.Applied<S> a) {
                 log.info("runtime {}: cancelled task {} on recovery ({})", ctx.owner, t.id(), why);
+                ctx.events.recovered(t, a);
                 return;
             }
         }
@@ -72,8 +74,12 @@ final class LeaseRecovery {
             String used = "lease lost on attempt " + t.attempts() + " of " + p.maxAttempts + "; " + why;
             Outcome<S> o = ctx.engine.fire(r.machine, t.id(), Objects.requireNonNull(p.fatal),
                     c.reason(used).error(new TaskError(ResultMapper.ATTEMPTS_EXHAUSTED, used, false, null)), null);
-            if (o.isApplied()) log.warn("runtime {}: failed task {} ({}): {}", ctx.owner, t.id(), r.machine.name(), used);
-            else log.info("runtime {}: task {} was not failed after its last attempt: {}", ctx.owner, t.id(), o);
+            if (o instanceof Outcome.Applied<S> a) {
+                log.warn("runtime {}: failed task {} ({}): {}", ctx.owner, t.id(), r.machine.name(), used);
+                ctx.events.recovered(t, a);
+            } else {
+                log.info("runtime {}: task {} was not failed after its last attempt: {}", ctx.owner, t.id(), o);
+            }
             return;
         }
         Outcome<S> o;
@@ -94,6 +100,7 @@ final class LeaseRecovery {
                         : ctx.engine.requeue(r.machine, t.id(), Objects.requireNonNull(back, "no state to requeue to"), ResultMapper.RELEASE, c, null);
         }
         log.info("runtime {}: recovered task {} ({}): {}", ctx.owner, t.id(), why, o.isApplied() ? "applied" : o);
+        if (o instanceof Outcome.Applied<S> a) ctx.events.recovered(t, a);
     }
 
     /** Puts an interrupted task back at the front of its queue once, or fails it; either write ends its lease. */

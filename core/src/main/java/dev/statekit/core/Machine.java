@@ -158,6 +158,11 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         return p != null && p.claims.containsKey(to);
     }
 
+    /** Returns the name of the stage {@code state} belongs to, or null when it belongs to none. */
+    @Nullable String stageOf(S state) {
+        return stageOf[state.ordinal()];
+    }
+
     /** Returns the cancel event of the machine's run policy, or of its first stage that has one; null if none. */
     @Nullable E cancelEvent() {
         for (RunPolicy<S, E> p : policies()) if (p.cancel != null) return p.cancel;

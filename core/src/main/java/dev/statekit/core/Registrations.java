@@ -58,6 +58,11 @@ final class Registrations {
         return onQueue != null ? onQueue : ofState != null ? ofState : regs.get(0);
     }
 
+    /** Returns the registrations of machine {@code name}, in the order given; empty for a machine not served. */
+    List<Registration<?, ?>> forMachine(String name) {
+        return byMachine.getOrDefault(name, List.of());
+    }
+
     /** Returns whether {@code task} of {@code machine} is one some registration claims now. */
     boolean claimable(String machine, TaskRecord task) {
         List<Registration<?, ?>> regs = byMachine.get(machine);

@@ -1,6 +1,8 @@
 package dev.statekit.core;
 
+import dev.statekit.core.spi.RuntimeEvent;
 import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +23,13 @@ final class ResultWriter {
     private final TransitionEngine engine;
     private final String owner;
     private final Consumer<Instant> wakeAt;
+    private final RuntimeEvents events;
 
-    ResultWriter(TransitionEngine engine, String owner, Consumer<Instant> wakeAt) {
+    ResultWriter(TransitionEngine engine, String owner, Consumer<Instant> wakeAt, RuntimeEvents events) {
         this.engine = engine;
         this.owner = owner;
         this.wakeAt = wakeAt;
+        this.events = events;
     }
 
     /** Writes {@code done}; a store failure is logged, and the tasks' leases are left to recovery. */
@@ -62,9 +66,25 @@ final class ResultWriter {
             } else {
                 settleRefused(c.run(), refused, c.base());
             }
-        } else if (c.wakeAt() != null) {
-            wakeAt.accept(c.wakeAt());
+        } else if (outcome instanceof Outcome.Applied<S> applied) {
+            RuntimeEvent.Kind kind = events.completed(c, applied);
+            if (kind == RuntimeEvent.Kind.FAILED) logFailed(c.run(), applied);
+            else if (kind == RuntimeEvent.Kind.RETRIED && log.isDebugEnabled()) logRetried(c.run(), applied);
+            if (c.wakeAt() != null) wakeAt.accept(c.wakeAt());
         }
+    }
+
+    private void logFailed(Run<?, ?> run, Outcome.Applied<?> applied) {
+        TaskError e = applied.task().record().lastError();
+        log.warn("runtime {}: task {} of {} failed in {}: {}", owner, run.id(), run.reg.machine.name(), applied.entry().from(),
+                e == null ? "no error recorded" : e.code() + " (" + e.message() + ")");
+    }
+
+    private void logRetried(Run<?, ?> run, Outcome.Applied<?> applied) {
+        TaskRecord t = applied.task().record();
+        TaskError e = t.lastError();
+        log.debug("runtime {}: task {} of {} will be retried (retry {}) at {}: {}", owner, run.id(), run.reg.machine.name(),
+                t.retries(), t.notBefore(), e == null ? "no error recorded" : e.code() + " (" + e.message() + ")");
     }
 
     /**
@@ -77,7 +97,11 @@ final class ResultWriter {
         log.warn("runtime {}: result of task {} was refused ({}); failing the task", owner, id, refused.message());
         TaskError error = new TaskError(ResultMapper.RESULT_REFUSED, refused.reasonCode() + ": " + refused.message(), false, null);
         Command settle = base.reason("result refused").error(error);
-        if (engine.fire(run.reg.machine, id, Objects.requireNonNull(p.fatal), settle, null).isApplied()) return;
+        Outcome<S> failed = engine.fire(run.reg.machine, id, Objects.requireNonNull(p.fatal), settle, null);
+        if (failed instanceof Outcome.Applied<S> applied) {
+            events.failedInstead(run, applied);     // logged above
+            return;
+        }
         E release = p.release;
         if (release != null && engine.fire(run.reg.machine, id, release, settle, null).isApplied()) return;
         S back = run.reg.backTo(run.task.state());

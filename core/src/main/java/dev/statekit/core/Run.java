@@ -42,6 +42,12 @@ final class Run<S extends Enum<S>, E extends Enum<E>> implements WorkContext<S> 
     /** When the attempt must have ended (its start plus the policy's timeout), or null without a limit. */
     volatile java.time.@Nullable Instant deadline;
     volatile @Nullable Command cancelCommand;
+    /** When the worker was called, read only when a runtime listener is registered; null otherwise. Written and read by the slot's thread. */
+    java.time.@Nullable Instant began;
+    /** When the worker returned. Written and read by the slot's thread. */
+    java.time.@Nullable Instant ended;
+    /** What the worker returned (a failure for what it threw). Written and read by the slot's thread. */
+    dev.statekit.core.spi.@Nullable WorkResult result;
 
     Run(Registration<S, E> reg, Task<S> task, Lease lease, Clock clock) {
         this.reg = reg;
@@ -52,6 +58,19 @@ final class Run<S extends Enum<S>, E extends Enum<E>> implements WorkContext<S> 
 
     long id() {
         return task.id();
+    }
+
+    /** Records what the worker returned at {@code at}. */
+    void finished(dev.statekit.core.spi.WorkResult workResult, java.time.Instant at) {
+        this.result = workResult;
+        this.ended = at;
+    }
+
+    /** Returns how long the worker ran, or null when its start was not read. */
+    java.time.@Nullable Duration ran() {
+        java.time.Instant from = began;
+        java.time.Instant to = ended;
+        return from == null || to == null ? null : RuntimeEvents.between(from, to);
     }
 
     /** Asks the worker to stop for {@code reason}; only the first signal counts. */

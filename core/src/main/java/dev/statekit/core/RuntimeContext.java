@@ -2,8 +2,10 @@ package dev.statekit.core;
 
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.ErrorClassifier;
+import dev.statekit.core.spi.RuntimeListener;
 import dev.statekit.store.Store;
 import java.time.Duration;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -49,12 +51,22 @@ final class RuntimeContext {
     /** The runs this runtime's workers hold, by task id: added by a claim, removed when the result is written or the run abandoned. */
     final ConcurrentHashMap<Long, Run<?, ?>> running = new ConcurrentHashMap<>();
     final AtomicLong completed = new AtomicLong();
+    /** What the runtime reports of its work: the last minute's counts, and events to its listeners. */
+    final RuntimeEvents events;
     private final SplittableRandom random;
 
-    /** A context whose slots claim batches of {@code batchSize}, or adaptive batches with {@code batchSize} 0. */
+    /** A context without runtime listeners. */
     RuntimeContext(TransitionEngine engine, String owner, Executor executor, boolean ownThreads, int slots, int batchSize,
                    Duration leaseDuration, Duration heartbeat, Duration pollInterval, Duration cancelGrace, boolean forceCancel,
                    ErrorClassifier classifier, Registrations registrations, long seed) {
+        this(engine, owner, executor, ownThreads, slots, batchSize, leaseDuration, heartbeat, pollInterval, cancelGrace, forceCancel,
+                classifier, registrations, seed, List.of());
+    }
+
+    /** A context whose slots claim batches of {@code batchSize}, or adaptive batches with {@code batchSize} 0, and that tells {@code listeners} of its work. */
+    RuntimeContext(TransitionEngine engine, String owner, Executor executor, boolean ownThreads, int slots, int batchSize,
+                   Duration leaseDuration, Duration heartbeat, Duration pollInterval, Duration cancelGrace, boolean forceCancel,
+                   ErrorClassifier classifier, Registrations registrations, long seed, List<RuntimeListener> listeners) {
         this.engine = engine;
         this.store = engine.store();
         this.clock = engine.clock();
@@ -73,6 +85,7 @@ final class RuntimeContext {
         this.registrations = registrations;
         this.timers = new Timers(clock, owner);
         this.random = new SplittableRandom(seed);
+        this.events = new RuntimeEvents(owner, registrations, listeners);
     }
 
     /** Returns how many tasks a slot claims when it starts: one for adaptive batches (grown by {@link SlotLoop}), else the batch size. */

@@ -74,7 +74,9 @@ final class SlotLoop {
             List<ResultMapper.Completion<S, E>> done = new ArrayList<>(batch.size());
             for (Run<S, E> run : batch) {
                 WorkResult result = work(run);
-                done.add(mapper.map(run, result, ctx.clock.now()));
+                Instant now = ctx.clock.now();
+                run.finished(result, now);
+                done.add(mapper.map(run, result, now));
             }
             if (!ctx.life.halted()) writer.write(done);
         } finally {
@@ -96,7 +98,9 @@ final class SlotLoop {
                 Run<S, E> run = batch.get(i);
                 try {
                     WorkResult result = work(run);
-                    ResultMapper.Completion<S, E> done = mapper.map(run, result, ctx.clock.now());
+                    Instant now = ctx.clock.now();
+                    run.finished(result, now);
+                    ResultMapper.Completion<S, E> done = mapper.map(run, result, now);
                     if (!ctx.life.halted()) writer.write(List.of(done));
                 } finally {
                     ctx.running.remove(run.id(), run);
@@ -139,6 +143,7 @@ final class SlotLoop {
      * attempt ends as a retryable {@code TIMEOUT} failure whatever the worker returns.
      */
     private <S extends Enum<S>, E extends Enum<E>> WorkResult work(Run<S, E> run) {
+        if (ctx.events.listening) run.began = ctx.clock.now();      // a run time only listeners are told
         Duration timeout = run.reg.policy.timeout();
         if (timeout == null) return call(run);
         Instant deadline = ctx.clock.now().plus(timeout);

@@ -2,6 +2,8 @@ package dev.statekit.core;
 
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.ErrorClassifier;
+import dev.statekit.core.spi.RuntimeEvent;
+import dev.statekit.core.spi.RuntimeListener;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.Worker;
@@ -45,7 +47,8 @@ public final class TaskRuntime implements AutoCloseable {
     // A façade: the work is done by package-private parts with one duty each, sharing one
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
     // touches what), SlotLoop, ResultMapper, ResultWriter, LeaseRecovery, Waits, Preconditions,
-    // Heartbeats, Timers, Control and Lifecycle.
+    // Heartbeats, Timers, Control, Lifecycle, RuntimeEvents (the last minute's counts and the
+    // runtime listeners) and MetricsReader.
 
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
 
@@ -62,6 +65,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final GroupPasses groups;
     private final Control control;
+    private final MetricsReader metrics;
     private final List<Cancellable> subscriptions = new ArrayList<>();
     private final Wakeups wakeups = new Wakeups();
     private volatile @Nullable AutoCloseable storeWatch;
@@ -83,17 +87,18 @@ public final class TaskRuntime implements AutoCloseable {
         }
         this.ctx = new RuntimeContext(b.engine, b.owner, executor, ownedExecutor != null, b.workers, b.batchSize, b.leaseDuration,
                 b.heartbeat != null ? b.heartbeat : b.leaseDuration.dividedBy(3), b.pollInterval, b.cancelGrace, b.forceCancel,
-                b.classifier, new Registrations(b.registrations), b.seed);
+                b.classifier, new Registrations(b.registrations), b.seed, b.listeners);
         this.recovery = new LeaseRecovery(ctx);
         this.waits = new Waits(ctx);
         this.preconditions = new Preconditions(ctx);
         ResultMapper mapper = new ResultMapper(ctx.owner, ctx.store::cancelRequested, ctx::nextRandom);
-        ResultWriter writer = new ResultWriter(ctx.engine, ctx.owner, this::wakeAt);
+        ResultWriter writer = new ResultWriter(ctx.engine, ctx.owner, this::wakeAt, ctx.events);
         List<Machine<?, ?>> resolved = new ArrayList<>(b.resolves);
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupPasses(ctx, resolved);
         this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, mapper, writer, this::finishStopIfIdle, wakeups);
         this.control = new Control(ctx, dispatcher::requestDispatch);
+        this.metrics = new MetricsReader(ctx);
     }
 
     /** Returns a builder over {@code engine}, whose store and clock the runtime uses. */
@@ -114,6 +119,23 @@ public final class TaskRuntime implements AutoCloseable {
     /** Returns how many results this runtime applied (or discarded) since it started. */
     public long completedCount() {
         return ctx.completed.get();
+    }
+
+    /**
+     * Reads a snapshot per machine and queue: how many tasks are in each state, how many are
+     * running, whether the queue is paused and its concurrency limit, how long the oldest runnable
+     * task has waited, and what this runtime did over the last minute (started, succeeded, failed,
+     * retried, timed out, recovered).
+     *
+     * <p>The state counts, running tasks and queue records are the whole store's, every process's
+     * tasks; the last minute's counts are this runtime's own work, in this process, on the engine's
+     * clock (deterministic under a {@link dev.statekit.core.spi.ManualClock}). Each call reads the
+     * store: one {@link dev.statekit.store.Store#stateCounts} (a pass over the tasks, see its cost)
+     * and one queue record per queue. Meant for a dashboard or a metrics scrape every few seconds.
+     * Works whether the runtime runs or not.
+     */
+    public RuntimeMetrics metrics() {
+        return metrics.read();
     }
 
     // --- lifecycle --------------------------------------------------------------------------
@@ -253,6 +275,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final class Wakeups implements TransitionListener {
         @Override
         public void onTransition(String machine, TaskRecord task, @Nullable HistoryEntry entry) {
+            if (entry != null && ctx.events.listening) ctx.events.transitioned(machine, task, entry);     // a stage entered
             if (groups.concerns(machine, task)) {
                 groups.request();
                 dispatcher.requestDispatch();
@@ -359,6 +382,7 @@ public final class TaskRuntime implements AutoCloseable {
         private long seed = System.identityHashCode(this) * 0x9E3779B97F4A7C15L;
         private final List<Registration<?, ?>> registrations = new ArrayList<>();
         private final List<Machine<?, ?>> resolves = new ArrayList<>();
+        private final List<RuntimeListener> listeners = new ArrayList<>();
 
         private Builder(TransitionEngine engine) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -459,6 +483,17 @@ public final class TaskRuntime implements AutoCloseable {
         /** Sets the seed of the retry jitter, for repeatable simulations. */
         public Builder seed(long value) {
             this.seed = value;
+            return this;
+        }
+
+        /**
+         * Adds a listener told of each claim, result, recovery, stage entered and group resolved of
+         * this runtime, with durations, after the change was written ({@link RuntimeEvent}); several
+         * may be added, and are called in the order added. Default: none, and then the runtime
+         * makes no event at all (the last minute's counts of {@link TaskRuntime#metrics()} are kept anyway).
+         */
+        public Builder listener(RuntimeListener value) {
+            listeners.add(Objects.requireNonNull(value, "listener"));
             return this;
         }
 

@@ -203,6 +203,12 @@ public final class TransitionEngine {
         return groups.resolve(List.copyOf(machines), maxPasses);
     }
 
+    /** Resolves groups as {@link #resolveGroups(Collection, int)} does, handing {@code resolutions} each group resolved. */
+    int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses,
+                      java.util.function.@Nullable BiConsumer<GroupDecider.Resolved, TaskRecord> resolutions) {
+        return groups.resolve(List.copyOf(machines), maxPasses, resolutions);
+    }
+
     // --- machine evolution ------------------------------------------------------------------
 
     /**

@@ -306,4 +306,9 @@ final class RuntimeModelStore implements Store {
     public long pendingMarks() {
         return store.pendingMarks();
     }
+
+    @Override
+    public List<dev.statekit.store.StateCount> stateCounts(Instant now) {
+        return store.stateCounts(now);
+    }
 }

@@ -71,7 +71,7 @@ final class RuntimeParts {
     }
 
     static ResultWriter writer(RuntimeContext ctx, Consumer<Instant> wakeAt) {
-        return new ResultWriter(ctx.engine, ctx.owner, wakeAt);
+        return new ResultWriter(ctx.engine, ctx.owner, wakeAt, ctx.events);
     }
 
     /** Stands for a runtime's own listener on the engine: a dispatcher does not announce its claims to it. */

@@ -31,6 +31,7 @@ import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.StatekitException;
+import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
@@ -502,5 +503,13 @@ public final class JdbcStore implements Store {
             DataSourceCheck.warnIfReopening(dataSource, chosen);
             return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars);
         }
+    }
+
+    // --- metrics ----------------------------------------------------------------------------
+
+    /** {@inheritDoc} One {@code GROUP BY} statement over the tasks table. */
+    @Override
+    public List<StateCount> stateCounts(Instant now) {
+        return reads.stateCounts(now);
     }
 }

@@ -53,6 +53,19 @@ public record ClaimRule(String from, String event, String to, @Nullable ClaimEff
     }
 
     /**
+     * Returns when {@code before} became ready to be claimed: the later of its last change and its
+     * not-before time. A task kept back meanwhile by a paused or full queue, or by a held group, is
+     * counted as ready all the same.
+     *
+     * @param before the task before the claim
+     * @return the time it has been ready since
+     */
+    public static Instant readySince(TaskRecord before) {
+        Instant notBefore = before.notBefore();
+        return notBefore != null && notBefore.isAfter(before.updatedAt()) ? notBefore : before.updatedAt();
+    }
+
+    /**
      * Returns {@code before} as this rule's claim leaves it: in state {@code to}, with the
      * attributes of {@link #attributesOf} (the effect runs here), holding {@code lease}, one
      * attempt more, no not-before time, updated at {@link #claimTime}, one version later.

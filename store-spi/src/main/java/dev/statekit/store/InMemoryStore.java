@@ -442,7 +442,7 @@ public final class InMemoryStore implements Store {
             HistoryEntry entry = rule.entry(t, request.owner(), request.now());
             slot.cancelRequested = false;
             write(slot, rule.claim(t, lease, request.now()), entry, false);
-            return new Claimed(slot.task, entry);
+            return new Claimed(slot.task, entry, ClaimRule.readySince(t));
         }
     }
 
@@ -580,5 +580,34 @@ public final class InMemoryStore implements Store {
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
         return queues.setConcurrency(queue, limit);
+    }
+
+    // --- metrics ----------------------------------------------------------------------------
+
+    @Override
+    public List<StateCount> stateCounts(Instant now) {
+        Objects.requireNonNull(now, "now");
+        java.util.Map<List<String>, long[]> counts = new HashMap<>();
+        java.util.Map<List<String>, Instant> oldest = new HashMap<>();
+        long last = ids.get();
+        for (long id = 1; id <= last; id++) {
+            Slot slot = tasks.get(id);
+            if (slot == null) continue;
+            TaskRecord t = slot.task;      // volatile: a snapshot, as a query reads it
+            List<String> key = List.of(t.machine(), t.queue(), t.state());
+            long[] c = counts.computeIfAbsent(key, k -> new long[2]);
+            c[0]++;
+            if (t.lease() != null) {
+                c[1]++;
+                continue;
+            }
+            Instant notBefore = t.notBefore();
+            if (notBefore != null && notBefore.isAfter(now)) continue;
+            oldest.merge(key, ClaimRule.readySince(t), (a, b) -> a.isBefore(b) ? a : b);
+        }
+        List<StateCount> result = new ArrayList<>(counts.size());
+        counts.forEach((k, c) -> result.add(new StateCount(k.get(0), k.get(1), k.get(2), c[0], c[1], oldest.get(k))));
+        result.sort(StateCount.ORDER);
+        return result;
     }
 }

@@ -277,4 +277,21 @@ public interface Store {
      * @throws IllegalArgumentException if {@code limit} is negative
      */
     QueueRecord setConcurrency(String queue, int limit);
+
+    // --- metrics ----------------------------------------------------------------------------
+
+    /**
+     * Counts the tasks by machine, queue and state: how many there are, how many hold a lease, and
+     * since when the longest-waiting ready task of each has been ready (a task is ready when it holds
+     * no lease and its not-before time is not after {@code now}). States without tasks are absent.
+     * Ordered by {@link StateCount#ORDER}.
+     *
+     * <p>Cost: one pass over every task the store keeps, terminal ones included (a JDBC store runs
+     * one {@code GROUP BY} statement over its tasks table). Meant for a dashboard or a metrics
+     * scrape every few seconds, not for every claim; keeping finished tasks purged keeps it cheap.
+     *
+     * @param now the time against which not-before times are compared
+     * @return one count per (machine, queue, state) with at least one task
+     */
+    List<StateCount> stateCounts(Instant now);
 }

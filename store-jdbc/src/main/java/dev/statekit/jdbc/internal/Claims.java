@@ -138,7 +138,7 @@ public final class Claims {
                     TaskRecord task = Rows.task(rs);
                     HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(26), task.state(), rs.getString(27),
                             TriggerSource.SYSTEM, request.owner(), ClaimRule.CLAIM_REASON, task.updatedAt(), null);
-                    claimed.add(new Claimed(task, entry));
+                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(Rows.getInstant(rs, 32))));
                 }
             }
         } catch (StatekitException e) {

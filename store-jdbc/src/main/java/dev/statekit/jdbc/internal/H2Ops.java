@@ -104,7 +104,7 @@ public final class H2Ops implements DialectOps {
                 update.setLong(8, t.version());
                 update.addBatch();
                 HistoryEntry entry = rule.entry(t, request.owner(), now);
-                claimed.add(new Claimed(next, entry));
+                claimed.add(new Claimed(next, entry, ClaimRule.readySince(t)));
                 entries.add(entry);
             }
             int[] counts = update.executeBatch();

@@ -171,7 +171,7 @@ public final class PostgresOps implements DialectOps {
             ClaimRule rule = rules[p];
             TaskRecord next = rule.claim(t, attributes[p], new Lease(request.owner(), token, expires), now);
             HistoryEntry entry = rule.entry(t, request.owner(), now);
-            claimed.add(new Claimed(next, entry));
+            claimed.add(new Claimed(next, entry, ClaimRule.readySince(t)));
         }
         return claimed;
     }

@@ -365,8 +365,9 @@ public final class Sql {
      * <p>Returns one row per task claimed, or one row with null task columns when none is: the
      * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 25), its from-state (26), the
      * event (27), whether a task was runnable (28), the queue's paused flag (29) and concurrency
-     * limit (30), null when the queue has no row or nothing was runnable, and whether the order was
-     * the claim order (31).
+     * limit (30), null when the queue has no row or nothing was runnable, whether the order was
+     * the claim order (31), and when the claimed task had become ready (32, the later of its last
+     * change and its not-before time before the claim).
      *
      * <p>Parameters: machine, queue, the states, now (is a task runnable); queue; the rules'
      * from-states, events and to-states (three arrays, one rule per from-state); machine, queue,
@@ -385,24 +386,25 @@ public final class Sql {
                 + " q as (select paused, concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
                 + " for share),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
-                + " c as (select id, version, state, priority, sequence" + runnable
+                + " c as (select id, version, state, priority, sequence, greatest(updated_at, coalesce(not_before, updated_at)) as ready_at"
+                + runnable
                 + " and exists (select 1 from q where not q.paused and q.concurrency = 0)"
                 + " order by priority desc, sequence, id limit " + limit + " for update skip locked),"
                 + " g as (select (select count(distinct priority) from c) <= 1"
                 + " and not exists (select 1" + runnable + " and priority < (select min(priority) from c))"
                 + " and coalesce((select skipped_lower from q), 0) = 0 as ordered),"
-                + " k as (select c.id, c.version, c.state, r.event, r.to_state, nextval('" + fencing + "') as token"
+                + " k as (select c.id, c.version, c.state, r.event, r.to_state, c.ready_at, nextval('" + fencing + "') as token"
                 + " from c join r on r.from_state = c.state where (select ordered from g)"
                 + " order by c.priority desc, c.sequence, c.id),"
                 + " u as (update " + tasks + " t set state = k.to_state, lease_owner = ?, lease_token = k.token,"
                 + " lease_expires_at = ?, attempts = t.attempts + 1, not_before = null,"
                 + " updated_at = greatest(t.updated_at, ?), version = t.version + 1, cancel_requested = false"
-                + " from k where t.id = k.id and t.version = k.version returning t.*, k.state as from_state, k.event),"
+                + " from k where t.id = k.id and t.version = k.version returning t.*, k.state as from_state, k.event, k.ready_at),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select u.id, u.version, u.from_state,"
                 + " u.state, u.event, ?, ?, ?, u.updated_at, null from u),"
                 + " moved as (select id, parent_id, machine, from_state, state as to_state from u), "
                 + groups.marksOf("moved")
-                + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered"
+                + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered, u.ready_at"
                 + " from p cross join g left join q on true left join u on true order by u.lease_token";
     }
 
@@ -440,5 +442,16 @@ public final class Sql {
                 + " and lease_token is null and updated_at < ?"
                 + " and not exists (select 1 from " + tasks + " c where c.parent_id = t.id)" + groups.unclaimedByGroups()
                 + " order by id limit ?";
+    }
+
+    /**
+     * Counts the tasks by (machine, queue, state) in one pass over the tasks table: how many, how
+     * many hold a lease, and the earliest time a lease-free task whose not-before time has come
+     * became ready (the later of its last change and its not-before time). Parameter: now.
+     */
+    public String stateCounts() {
+        return "select machine, queue, state, count(*), count(lease_token), min(case when lease_token is null"
+                + " and (not_before is null or not_before <= ?) then case when not_before > updated_at then not_before"
+                + " else updated_at end end) from " + tasks + " group by machine, queue, state";
     }
 }

@@ -4,6 +4,7 @@ import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
+import dev.statekit.store.StateCount;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.sql.Connection;
@@ -193,5 +194,17 @@ public final class TaskReads {
                     for (String s : states) ps.setString(i++, s);
                     Rows.setInstant(ps, i, request.now());
                 }));
+    }
+
+    /** Returns the tasks counted by machine, queue and state, as {@link dev.statekit.store.Store#stateCounts} describes. */
+    public List<StateCount> stateCounts(Instant now) {
+        Objects.requireNonNull(now, "now");
+        List<StateCount> counts = jdbc.read("counting tasks by state", null, c -> Jdbc.query(c, sql.stateCounts(),
+                ps -> Rows.setInstant(ps, 1, now),
+                rs -> new StateCount(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
+                        Rows.getInstant(rs, 6))));
+        List<StateCount> sorted = new ArrayList<>(counts);
+        sorted.sort(StateCount.ORDER);      // in Java: the database's collation may order strings otherwise
+        return sorted;
     }
 }
