@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: the clock's timer thread asks for a pass every interval ({@link #request()}); the pass
  * runs on the runtime's executor, never on the timer thread (a pass makes many store calls). At
- * most one pass is queued or running at a time ({@code pending}, cleared when a pass begins, so a
- * request during a pass queues the next). A pass is bracketed by {@link Lifecycle#enter()} /
+ * most one pass is queued or running at a time ({@code pending}, cleared when a pass ends: a request
+ * meanwhile is dropped, and the next tick asks again). A pass is bracketed by {@link Lifecycle#enter()} /
  * {@link Lifecycle#exit()} and tests {@link Lifecycle#running()} before every batch, so a stop
  * waits for the batch under way and no more follow. Each batch is one store transaction; the store
  * makes concurrent passes of several processes safe, so nothing here coordinates with them.
@@ -87,7 +87,7 @@ final class RetentionPasses {
         return ctx.timers.every(interval, this::request);
     }
 
-    /** Asks for a pass on the executor; requests while one is queued coalesce. */
+    /** Asks for a pass on the executor; a request while one is queued or running is dropped. */
     void request() {
         if (rules.isEmpty() || !ctx.life.running()) return;
         if (!pending.compareAndSet(false, true)) return;
@@ -101,7 +101,6 @@ final class RetentionPasses {
 
     /** One pass over every rule. */
     void pass() {
-        pending.set(false);
         ctx.life.enter();
         try {
             if (!ctx.life.running()) return;
@@ -114,6 +113,7 @@ final class RetentionPasses {
             log.warn("runtime {}: retention pass failed ({}); the next pass, in {}, tries again", ctx.owner, e.toString(), interval, e);
         } finally {
             ctx.life.exit();
+            pending.set(false);
             onIdle.run();
         }
     }

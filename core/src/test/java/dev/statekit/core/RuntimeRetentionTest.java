@@ -203,4 +203,23 @@ class RuntimeRetentionTest {
         assertThat(spy.calls("deleteFinished")).isEmpty();
         assertThat(spy.calls("purgeArchived")).isEmpty();
     }
+
+    @Test
+    void passesDoNotPileUpWhileOneIsQueuedOrRunning() {
+        TaskRuntime rt = builder().retain(Jobs.MACHINE, Retention.archive(Duration.ZERO)).build();
+        rt.start();
+        executor.runAll();
+        spy.clear();
+        clock.advance(Duration.ofMinutes(3));           // three ticks while the executor runs nothing
+        executor.runAll();
+        assertThat(spy.calls("archive")).as("one pass for three ticks").hasSize(1);
+
+        spy.clear();
+        spy.afterNext("archive", () -> clock.advance(MINUTE));     // a tick during the pass
+        clock.advance(MINUTE);
+        executor.runAll();
+        assertThat(spy.calls("archive")).as("the tick during the pass asked for none").hasSize(1);
+        advance(MINUTE);
+        assertThat(spy.calls("archive")).as("the next tick after it does").hasSize(2);
+    }
 }
