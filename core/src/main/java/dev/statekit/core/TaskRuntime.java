@@ -48,7 +48,7 @@ public final class TaskRuntime implements AutoCloseable {
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
     // touches what), SlotLoop, ResultMapper, ResultWriter, LeaseRecovery, Waits, Preconditions,
     // Heartbeats, Timers, Control, Lifecycle, RuntimeEvents (the last minute's counts and the
-    // runtime listeners) and MetricsReader.
+    // runtime listeners), MetricsReader and RetentionPasses (archive and deletion of finished tasks).
 
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
 
@@ -56,6 +56,10 @@ public final class TaskRuntime implements AutoCloseable {
     public static final String ATTR_INTERRUPTIONS = "interruptions";
     /** The attribute holding why a task is blocked. */
     public static final String ATTR_BLOCKED_REASON = "blocked_reason";
+    /** The default number of trees a retention batch takes, {@value}. */
+    public static final int DEFAULT_RETENTION_BATCH = 500;
+    /** The default interval of retention passes: one minute. */
+    public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
 
     private final RuntimeContext ctx;
     private final @Nullable ExecutorService ownedExecutor;
@@ -64,6 +68,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Preconditions preconditions;
     private final Dispatcher dispatcher;
     private final GroupPasses groups;
+    private final RetentionPasses retention;
     private final Control control;
     private final MetricsReader metrics;
     private final List<Cancellable> subscriptions = new ArrayList<>();
@@ -75,7 +80,8 @@ public final class TaskRuntime implements AutoCloseable {
         if (executor == null) {
             AtomicInteger n = new AtomicInteger();
             String owner = b.owner;
-            ExecutorService pool = Executors.newFixedThreadPool(b.workers + 1, r -> {
+            // a thread per worker slot, one for dispatch rounds, and one for retention passes when there are any
+            ExecutorService pool = Executors.newFixedThreadPool(b.workers + 1 + (b.retained.isEmpty() ? 0 : 1), r -> {
                 Thread t = new Thread(r, "statekit-" + owner + "-" + n.incrementAndGet());
                 t.setDaemon(true);
                 return t;
@@ -99,6 +105,9 @@ public final class TaskRuntime implements AutoCloseable {
         this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, mapper, writer, this::finishStopIfIdle, wakeups);
         this.control = new Control(ctx, dispatcher::requestDispatch);
         this.metrics = new MetricsReader(ctx);
+        List<Machine<?, ?>> known = new ArrayList<>(resolved);
+        for (RetentionPasses.Rule r : b.retained) known.add(r.machine());
+        this.retention = new RetentionPasses(ctx, b.retained, known, b.retentionBatch, b.retentionInterval, this::finishStopIfIdle);
     }
 
     /** Returns a builder over {@code engine}, whose store and clock the runtime uses. */
@@ -159,6 +168,7 @@ public final class TaskRuntime implements AutoCloseable {
         });
         ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx));      // until the stop completes: work in its grace keeps its leases
         subscriptions.add(ctx.timers.every(ctx.pollInterval, dispatcher::requestHousekeeping));
+        if (retention.any()) subscriptions.add(retention.start());
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", ctx.owner, ctx.slots, ctx.leaseDuration,
                 ctx.registrations.size());
         dispatcher.requestHousekeeping();
@@ -383,6 +393,9 @@ public final class TaskRuntime implements AutoCloseable {
         private final List<Registration<?, ?>> registrations = new ArrayList<>();
         private final List<Machine<?, ?>> resolves = new ArrayList<>();
         private final List<RuntimeListener> listeners = new ArrayList<>();
+        private final List<RetentionPasses.Rule> retained = new ArrayList<>();
+        private int retentionBatch = DEFAULT_RETENTION_BATCH;
+        private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
 
         private Builder(TransitionEngine engine) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -401,8 +414,9 @@ public final class TaskRuntime implements AutoCloseable {
 
         /**
          * Sets the executor that runs workers and dispatch rounds (default: a fixed pool of
-         * {@code workers + 1} platform daemon threads; pass a virtual-thread executor to use virtual
-         * threads, or a {@link dev.statekit.core.spi.ManualExecutor} in tests).
+         * {@code workers + 1} platform daemon threads, one more when a machine is {@link #retain retained};
+         * pass a virtual-thread executor to use virtual threads, or a
+         * {@link dev.statekit.core.spi.ManualExecutor} in tests).
          */
         public Builder executor(Executor value) {
             this.executor = Objects.requireNonNull(value, "executor");
@@ -555,6 +569,60 @@ public final class TaskRuntime implements AutoCloseable {
                 }
             }
             registrations.add(registration);
+            return this;
+        }
+
+        /**
+         * Has the runtime take {@code machine}'s finished tasks out of the store's hot table as
+         * {@code retention} says: passes every {@link #retentionInterval} on the clock archive or
+         * delete, in batches of {@link #retentionBatch} trees per transaction, the tasks that have
+         * been in a terminal state for the retention's time, and delete archived ones whose time in the
+         * archive is up. A task with a parent goes with its root (under the root's machine's
+         * retention) once the root and all its descendants are finished; a descendant of a machine
+         * this runtime does not know (registered, resolved or retained, or the children's machine of
+         * one of those) counts as unfinished. The machine need not be registered. Several runtimes,
+         * in one process or many, may retain the same machine: the store keeps their passes apart.
+         *
+         * @throws IllegalArgumentException if the machine has no terminal state, or already has a retention here
+         */
+        public Builder retain(Machine<?, ?> machine, Retention retention) {
+            Objects.requireNonNull(machine, "machine");
+            Objects.requireNonNull(retention, "retention");
+            if (machine.terminals().isEmpty()) {
+                throw new IllegalArgumentException("machine " + machine.name() + " has no terminal state: none of its tasks ever finishes");
+            }
+            for (RetentionPasses.Rule r : retained) {
+                if (r.machine().name().equals(machine.name())) {
+                    throw new IllegalArgumentException("machine " + machine.name() + " already has a retention: " + r.retention());
+                }
+            }
+            retained.add(new RetentionPasses.Rule(machine, retention));
+            return this;
+        }
+
+        /**
+         * Sets how many trees (a finished task with its descendants) one retention batch, one store
+         * transaction, takes at most (default {@value TaskRuntime#DEFAULT_RETENTION_BATCH}); a pass
+         * runs batch after batch while they come back full.
+         *
+         * @throws IllegalArgumentException if not within 1..10,000
+         */
+        public Builder retentionBatch(int trees) {
+            if (trees < 1 || trees > 10_000) throw new IllegalArgumentException("retention batch must be within 1..10000, was " + trees);
+            this.retentionBatch = trees;
+            return this;
+        }
+
+        /**
+         * Sets how often retention passes run, on the clock (default 1 minute); the first one runs
+         * one interval after {@link TaskRuntime#start()}.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder retentionInterval(Duration value) {
+            Objects.requireNonNull(value, "retentionInterval");
+            if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("retention interval must be positive, was " + value);
+            this.retentionInterval = value;
             return this;
         }
 

@@ -4,6 +4,7 @@ import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ApplyResult;
+import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.Change;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
@@ -284,22 +285,35 @@ public final class TransitionEngine {
         return Optional.of(new Task<>(Decider.stateOf(machine, r.get()), r.get()));
     }
 
-    /** Returns the history of task {@code id}, oldest first. */
+    /**
+     * Returns the history of task {@code id}, oldest first, whether the task is in the store's hot
+     * table or archived ({@link Retention}); empty when it has none or does not exist.
+     */
     public List<HistoryEntry> history(long id) {
-        return store.history(id);
+        List<HistoryEntry> hot = store.history(id);
+        if (!hot.isEmpty()) return hot;
+        return store.findArchived(id).map(ArchivedTask::history).orElse(hot);
     }
 
     /**
      * Returns the history of task {@code id} of {@code machine}, oldest first, in the machine's
-     * states and events; empty when no such task lives in {@code machine}.
+     * states and events, whether the task is in the store's hot table or archived
+     * ({@link Retention}); empty when no such task of {@code machine} is in either.
      *
      * @throws StatekitException {@code SCHEMA_DRIFT}, naming the task, when an
      *                                              entry names a state the machine does not know
      */
     public <S extends Enum<S>, E extends Enum<E>> List<HistoryStep<S, E>> history(Machine<S, E> machine, long id) {
+        List<HistoryEntry> entries;
         Optional<TaskRecord> r = store.find(id);
-        if (r.isEmpty() || !r.get().machine().equals(machine.name())) return List.of();
-        List<HistoryEntry> entries = store.history(id);
+        if (r.isPresent()) {
+            if (!r.get().machine().equals(machine.name())) return List.of();
+            entries = store.history(id);
+        } else {
+            Optional<ArchivedTask> a = store.findArchived(id);
+            if (a.isEmpty() || !a.get().task().machine().equals(machine.name())) return List.of();
+            entries = a.get().history();
+        }
         List<HistoryStep<S, E>> steps = new ArrayList<>(entries.size());
         for (HistoryEntry e : entries) {
             steps.add(new HistoryStep<>(e, historyState(machine, id, e.from()), historyState(machine, id, e.to()),
@@ -316,6 +330,20 @@ public final class TransitionEngine {
                     id, null);
         }
         return s;
+    }
+
+    /**
+     * Returns task {@code id} of {@code machine} from the archive, where {@link Retention} moved it
+     * once it had finished, as it was when it moved; empty when no such task of {@code machine} is
+     * archived (a task still in the hot table is read with {@link #find}). Its history:
+     * {@link #history(Machine, long)}.
+     *
+     * @throws StatekitException {@code SCHEMA_DRIFT} when the archived state is unknown to the machine
+     */
+    public <S extends Enum<S>, E extends Enum<E>> Optional<Task<S>> findArchived(Machine<S, E> machine, long id) {
+        Optional<ArchivedTask> a = store.findArchived(id);
+        if (a.isEmpty() || !a.get().task().machine().equals(machine.name())) return Optional.empty();
+        return Optional.of(new Task<>(Decider.stateOf(machine, a.get().task()), a.get().task()));
     }
 
     /** Returns one page of {@code machine}'s tasks matching {@code query}. */

@@ -311,4 +311,24 @@ final class RuntimeModelStore implements Store {
     public List<dev.statekit.store.StateCount> stateCounts(Instant now) {
         return store.stateCounts(now);
     }
+
+    @Override
+    public dev.statekit.store.RetentionResult archive(dev.statekit.store.RetentionRequest request, java.time.Instant archivedAt) {
+        return store.archive(request, archivedAt);
+    }
+
+    @Override
+    public dev.statekit.store.RetentionResult deleteFinished(dev.statekit.store.RetentionRequest request) {
+        return store.deleteFinished(request);
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ArchivedTask> findArchived(long id) {
+        return store.findArchived(id);
+    }
+
+    @Override
+    public dev.statekit.store.RetentionResult purgeArchived(String machine, java.time.Instant archivedBefore, int max) {
+        return store.purgeArchived(machine, archivedBefore, max);
+    }
 }

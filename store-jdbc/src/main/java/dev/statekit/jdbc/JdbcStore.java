@@ -1,5 +1,6 @@
 package dev.statekit.jdbc;
 
+import dev.statekit.jdbc.internal.ArchiveTable;
 import dev.statekit.jdbc.internal.Claims;
 import dev.statekit.jdbc.internal.DataSourceCheck;
 import dev.statekit.jdbc.internal.GroupPasses;
@@ -16,6 +17,7 @@ import dev.statekit.jdbc.internal.TaskMetadata;
 import dev.statekit.jdbc.internal.TaskReads;
 import dev.statekit.jdbc.internal.TaskWrites;
 import dev.statekit.store.ApplyResult;
+import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
@@ -30,6 +32,8 @@ import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RenewResult;
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
@@ -102,6 +106,7 @@ public final class JdbcStore implements Store {
     private final GroupWrites groupWrites;
     private final GroupPasses groupPasses;
     private final GroupReads groupReads;
+    private final ArchiveTable archive;
 
     private JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars) {
         this.dialect = dialect;
@@ -118,6 +123,7 @@ public final class JdbcStore implements Store {
         this.groupWrites = new GroupWrites(context, writes, inserts);
         this.groupPasses = new GroupPasses(context, writes, inserts);
         this.groupReads = new GroupReads(context);
+        this.archive = new ArchiveTable(context);
     }
 
     /**
@@ -511,5 +517,40 @@ public final class JdbcStore implements Store {
     @Override
     public List<StateCount> stateCounts(Instant now) {
         return reads.stateCounts(now);
+    }
+
+    // --- retention: the archive -------------------------------------------------------------
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>One transaction: the roots are read through the claim index (on PostgreSQL locked with
+     * {@code FOR UPDATE SKIP LOCKED}, so that concurrent batches take different roots; on H2 locked by
+     * id after the read), then the tree level by level, each task locked before its children are read
+     * and every lock taken with {@code SKIP LOCKED}: a batch waits for no other transaction. The moved
+     * rows go to {@code <prefix>archived_tasks} and {@code <prefix>archived_history} by set-based
+     * statements of up to 500 tasks.
+     */
+    @Override
+    public RetentionResult archive(RetentionRequest request, Instant archivedAt) {
+        return retention.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
+    }
+
+    /** {@inheritDoc} Locks as {@link #archive} does. */
+    @Override
+    public RetentionResult deleteFinished(RetentionRequest request) {
+        return retention.move(request, null);
+    }
+
+    /** {@inheritDoc} The task and its history are read in one statement. */
+    @Override
+    public Optional<ArchivedTask> findArchived(long id) {
+        return archive.find(id);
+    }
+
+    /** {@inheritDoc} Roots are locked with {@code SKIP LOCKED}: concurrent deletions take different trees. */
+    @Override
+    public RetentionResult purgeArchived(String machine, Instant archivedBefore, int max) {
+        return archive.purge(machine, archivedBefore, max);
     }
 }

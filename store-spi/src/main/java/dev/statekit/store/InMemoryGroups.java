@@ -142,6 +142,20 @@ final class InMemoryGroups {
         return q != null && !q.isEmpty();
     }
 
+    /** Returns the children of {@code id} as registered now (empty if none), ascending. */
+    java.util.NavigableSet<Long> childrenOf(long id) {
+        java.util.NavigableSet<Long> c = children.get(id);
+        return c == null ? new java.util.TreeSet<>() : c;
+    }
+
+    /** Returns whether a task that still owns its group depends on {@code taskId}, other than those in {@code besides}. */
+    boolean isDependencyOutside(long taskId, Set<Long> besides) {
+        Set<Long> owners = dependents.get(taskId);
+        if (owners == null) return false;
+        for (long o : owners) if (groups.containsKey(o) && !besides.contains(o)) return true;
+        return false;
+    }
+
     boolean isDependency(long taskId) {
         Set<Long> owners = dependents.get(taskId);
         if (owners == null) return false;
@@ -165,6 +179,8 @@ final class InMemoryGroups {
             }
         }
         dependents.remove(taskId);
+        Set<Long> own = children.get(taskId);
+        if (own != null && own.isEmpty()) children.remove(taskId, own);
     }
 
     /** Picks the owners of one pass: dirty ones first, then awaiting ones least recently checked. The caller holds {@link #passLock}. */

@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * scans have asked about, so a store used without a runtime pays nothing for it.
  *
  * <p>The parts: {@code InMemorySlots} holds the tasks by id, {@code ClaimIndex} the indexes and the
- * scans that read them, {@code InMemoryQueues} the queue records. What every store writes the same
+ * scans that read them, {@code InMemoryQueues} the queue records, {@code InMemoryArchive} the
+ * archived tasks. What every store writes the same
  * way (a new task's first snapshot, a claim's snapshot and history entry, the claim order) comes
  * from the store contract's own types: {@link NewTask#toRecord}, {@link ClaimRule#claim},
  * {@link ClaimRule#entry} and {@link dev.statekit.store.support.ClaimPicker}.
@@ -45,6 +46,7 @@ public final class InMemoryStore implements Store {
     private final InMemoryGroups groups = new InMemoryGroups();
     private final ClaimIndex index = new ClaimIndex(tasks, groups::held);
     private final InMemoryPasses passes = new InMemoryPasses(this, tasks, groups);
+    private final InMemoryArchive archive = new InMemoryArchive(this, tasks, groups);
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
@@ -173,7 +175,7 @@ public final class InMemoryStore implements Store {
     }
 
     // Takes the monitors of slots[i..] in the order given (ascending ids), then runs body.
-    private static <T> T locked(@Nullable Slot[] slots, int i, java.util.function.Supplier<T> body) {
+    static <T> T locked(@Nullable Slot[] slots, int i, java.util.function.Supplier<T> body) {
         if (i == slots.length) return body.get();
         Slot slot = slots[i];
         if (slot == null) return locked(slots, i + 1, body);
@@ -507,15 +509,20 @@ public final class InMemoryStore implements Store {
                         || groups.isDependency(t.id())) {
                     continue;
                 }
-                index.reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
-                tasks.remove(id);
-                groups.deleted(t);
-                String key = t.idempotencyKey();
-                if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
+                forget(t);
                 purged++;
             }
         }
         return purged;
+    }
+
+    /** Takes a task out of the hot table: its slot, every index, its group, its creation key. The caller holds its monitor. */
+    void forget(TaskRecord t) {
+        index.reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
+        tasks.remove(t.id());
+        groups.deleted(t);
+        String key = t.idempotencyKey();
+        if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
     }
 
     @Override
@@ -609,5 +616,33 @@ public final class InMemoryStore implements Store {
         counts.forEach((k, c) -> result.add(new StateCount(k.get(0), k.get(1), k.get(2), c[0], c[1], oldest.get(k))));
         result.sort(StateCount.ORDER);
         return result;
+    }
+
+    // --- retention: the archive -------------------------------------------------------------
+
+    /** Returns the largest id handed out so far. */
+    long lastId() {
+        return ids.get();
+    }
+
+    /** {@inheritDoc} The archive is kept in memory too, for as long as the store lives. */
+    @Override
+    public RetentionResult archive(RetentionRequest request, Instant archivedAt) {
+        return archive.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
+    }
+
+    @Override
+    public RetentionResult deleteFinished(RetentionRequest request) {
+        return archive.move(request, null);
+    }
+
+    @Override
+    public Optional<ArchivedTask> findArchived(long id) {
+        return archive.find(id);
+    }
+
+    @Override
+    public RetentionResult purgeArchived(String machine, Instant archivedBefore, int max) {
+        return archive.purge(machine, archivedBefore, max);
     }
 }

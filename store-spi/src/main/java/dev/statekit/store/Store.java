@@ -97,7 +97,10 @@ public interface Store {
      */
     Optional<HistoryEntry> findCommand(long taskId, String commandKey);
 
-    /** Returns the history of a task, oldest first; empty if it has none or does not exist. */
+    /**
+     * Returns the history of a task in the hot table, oldest first; empty if it has none or does not
+     * exist. An archived task's history comes with {@link #findArchived}.
+     */
     List<HistoryEntry> history(long taskId);
 
     /** Returns one page of the tasks matching {@code query}, in ascending id order. */
@@ -294,4 +297,57 @@ public interface Store {
      * @return one count per (machine, queue, state) with at least one task
      */
     List<StateCount> stateCounts(Instant now);
+
+    // --- retention: the archive -------------------------------------------------------------
+
+    /**
+     * Moves up to {@code request.max()} finished trees out of the hot table into the archive, in
+     * one transaction: each task with its whole history, stamped {@code archivedAt}; see
+     * {@link RetentionRequest} for which trees qualify. A tree moves whole or not at all: a root
+     * whose descendants are not all finished and lease-free, or any of whose tasks has marks waiting
+     * for a resolution pass or is a dependency of a task outside the tree, stays in the hot table
+     * with its whole tree, and so does a tree another writer holds at the moment. The groups the
+     * moved tasks own (their counts, dependency edges and marks) are deleted, not archived.
+     *
+     * <p>Afterwards the moved tasks are gone from every hot read ({@link #find}, {@link #history},
+     * {@link #findCommand}, {@link #query}, claims, scans) and readable by id with
+     * {@link #findArchived}. Their idempotency keys are free: a creation with the key of an archived
+     * task creates a new task, as after {@link #purge}.
+     *
+     * <p>Safe to call from several processes at once: concurrent batches never move a task twice
+     * and never lose one; where they meet, one of them passes over the trees the other holds. No
+     * lock outlives the batch's transaction.
+     *
+     * @param request    which trees, and at most how many
+     * @param archivedAt the time recorded as {@link ArchivedTask#archivedAt()}
+     * @return how many trees and tasks moved; fewer than {@code max} trees when no more qualify now
+     */
+    RetentionResult archive(RetentionRequest request, Instant archivedAt);
+
+    /**
+     * Deletes up to {@code request.max()} finished trees, in one transaction, as {@link #archive}
+     * would move them (the same trees qualify), with their history, idempotency records and groups,
+     * without keeping them in the archive. Unlike {@link #purge}, which deletes only tasks without
+     * children and deletes children on their own, this takes a root with all its descendants.
+     *
+     * @return how many trees and tasks were deleted
+     */
+    RetentionResult deleteFinished(RetentionRequest request);
+
+    /**
+     * Returns task {@code id} from the archive with its history, if {@link #archive} moved it there
+     * and {@link #purgeArchived} has not deleted it since; empty for a task in the hot table (read
+     * it with {@link #find} and {@link #history}) and for one that does not exist.
+     */
+    Optional<ArchivedTask> findArchived(long id);
+
+    /**
+     * Deletes from the archive up to {@code max} trees whose root is of {@code machine} and was
+     * archived strictly before {@code archivedBefore}, each with every task that moved with it and
+     * their history, in one transaction.
+     *
+     * @return how many trees and tasks were deleted
+     * @throws IllegalArgumentException if {@code max} is not positive
+     */
+    RetentionResult purgeArchived(String machine, Instant archivedBefore, int max);
 }

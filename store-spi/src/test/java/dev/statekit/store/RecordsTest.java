@@ -192,4 +192,40 @@ class RecordsTest {
         assertThatThrownBy(() -> q.withConcurrency(-1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> q.withSkippedLower(-1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aRetentionRequestNamesItsRootsFinishedStatesAndTellsRootsAndMovableTasks() {
+        java.util.Map<String, Set<String>> finished = java.util.Map.of("job", Set.of("P"), "chunk", Set.of("DONE"));
+        RetentionRequest r = new RetentionRequest("job", T0.plusSeconds(1), finished, 10);
+        assertThat(r.rootStates()).containsExactly("P");
+        assertThat(r.isFinished("chunk", "DONE")).isTrue();
+        assertThat(r.isFinished("chunk", "P")).isFalse();
+        assertThat(r.isFinished("unknown", "DONE")).as("a machine the map does not name").isFalse();
+        TaskRecord root = record(1, 0);
+        TaskRecord child = new TaskRecord(2, "job", 1, "P", "q", 0, 1, 1L, 0, 0, null, null, null, Attributes.EMPTY, null, null,
+                T0, T0, 0);
+        assertThat(r.isRoot(root)).isTrue();
+        assertThat(r.isRoot(child)).as("a child").isFalse();
+        assertThat(r.isRoot(root.toBuilder().updatedAt(T0.plusSeconds(1)).build())).as("changed at the time").isFalse();
+        assertThat(r.isRoot(root.toBuilder().state("R").build())).as("unfinished").isFalse();
+        TaskRecord leased = root.toBuilder().lease(new Lease("w", 1, T0.plusSeconds(30))).build();
+        assertThat(r.isRoot(leased)).isFalse();
+        assertThat(r.isMovable(leased)).isFalse();
+        assertThat(r.isMovable(child)).isTrue();
+
+        assertThatThrownBy(() -> new RetentionRequest("job", T0, finished, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("max");
+        assertThatThrownBy(() -> new RetentionRequest("other", T0, finished, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("machine other");
+        assertThatThrownBy(() -> new RetentionRequest("job", T0, java.util.Map.of("job", Set.of()), 1))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRetentionResultCountsTreesAndTasks() {
+        assertThat(new RetentionResult(1, 3).plus(new RetentionResult(2, 2))).isEqualTo(new RetentionResult(3, 5));
+        assertThat(RetentionResult.NONE).isEqualTo(new RetentionResult(0, 0));
+        assertThatThrownBy(() -> new RetentionResult(2, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RetentionResult(-1, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -3,6 +3,7 @@ package dev.statekit.examples.hosts;
 import dev.statekit.core.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Outcome;
+import dev.statekit.core.Retention;
 import dev.statekit.core.Task;
 import dev.statekit.core.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
@@ -38,6 +39,10 @@ import org.jspecify.annotations.Nullable;
  * <p>Control: {@link #cancel} goes through the runtime and is refused with
  * {@code TASK_ALREADY_STARTED} once a job started; {@link #retry} retries a failed task from
  * {@code mineru} (OCR again) or {@code postprocess} (only post-processing, on the kept markdown).
+ *
+ * <p>Hot state and archive: running tasks stay in the store's hot table; a finished one (completed
+ * or cancelled) stays there for a short time ({@link #FINISHED} by default, configurable), then the
+ * runtime moves it with its history to the archive, where {@link #task} still finds it.
  */
 public final class EtlHost implements AutoCloseable {
     /** The queue of the OCR jobs. */
@@ -46,6 +51,11 @@ public final class EtlHost implements AutoCloseable {
     public static final String DOCUMENT = "document";
     /** The task attribute holding the storage key of the final JSON. */
     public static final String RESULT_KEY = "result_key";
+    /**
+     * How long a finished task stays in the hot table by default: six hours, the seed's short time to
+     * live of terminal states; then it moves to the archive with its history and stays there.
+     */
+    public static final Retention FINISHED = Retention.archive(Duration.ofHours(6));
 
     /** The OCR of one document. */
     @FunctionalInterface
@@ -78,13 +88,24 @@ public final class EtlHost implements AutoCloseable {
      * @param post     the post-processing
      */
     public EtlHost(Store store, Clock clock, @Nullable Executor executor, String owner, Ocr ocr, PostProcessor post) {
+        this(store, clock, executor, owner, ocr, post, FINISHED);
+    }
+
+    /**
+     * Creates a host over {@code store} whose finished tasks leave the hot table as {@code finished} says.
+     *
+     * @param finished how long a finished task stays in the hot table, and where it goes then
+     */
+    public EtlHost(Store store, Clock clock, @Nullable Executor executor, String owner, Ocr ocr, PostProcessor post,
+                   Retention finished) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.ocr = Objects.requireNonNull(ocr, "ocr");
         this.post = Objects.requireNonNull(post, "post");
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(4)
                 .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .registerStage(EtlTask.MACHINE, EtlTask.OCR_STAGE, this::parse)
-                .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess);
+                .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess)
+                .retain(EtlTask.MACHINE, finished);
         if (executor != null) b.executor(executor);
         this.runtime = b.build();
     }
@@ -157,9 +178,15 @@ public final class EtlHost implements AutoCloseable {
         runtime.resume(OCR_QUEUE);
     }
 
-    /** Returns the task. */
+    /**
+     * Returns the task: from the hot table while it runs or has just finished, else from the archive,
+     * as it was when it finished, as the seed reads the hot state first and the archive after.
+     *
+     * @throws IllegalArgumentException if there is no such task in either
+     */
     public Task<State> task(long id) {
-        return Tasks.get(engine, EtlTask.MACHINE, id);
+        return engine.find(EtlTask.MACHINE, id).or(() -> engine.findArchived(EtlTask.MACHINE, id))
+                .orElseThrow(() -> new IllegalArgumentException("no task " + id + " of " + EtlTask.MACHINE.name()));
     }
 
     /**

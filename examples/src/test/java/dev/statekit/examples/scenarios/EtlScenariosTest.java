@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.statekit.core.CancelResult;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.RefusalCode;
+import dev.statekit.core.Retention;
 import dev.statekit.core.Task;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
@@ -238,5 +239,35 @@ class EtlScenariosTest {
         Task<State> done = host.task(id);
         assertThat(done.state()).isEqualTo(State.COMPLETED);
         assertThat(postRuns).hasSize(1);
+    }
+
+    @Test
+    void etlFinishedTasksLeaveTheHotStateAfterTheirShortTimeAndStayReadableFromTheArchive() {
+        EtlHost host = new EtlHost(store, clock, executor, "etl-1", ocr, post, Retention.archive(Duration.ofHours(1)));
+        host.start();
+        long done = host.submit("invoice.pdf", null, "skip");
+        executor.runAll();
+        host.pause();
+        long pending = host.submit("queued.pdf", null, "skip");
+        assertThat(host.task(done).state()).isEqualTo(State.COMPLETED);
+
+        for (int minute = 0; minute < 59; minute++) {
+            clock.advance(Duration.ofMinutes(1));
+            executor.runAll();
+        }
+        assertThat(store.find(done)).as("finished 59 minutes ago: still hot").isPresent();
+        for (int minute = 0; minute < 2; minute++) {
+            clock.advance(Duration.ofMinutes(1));
+            executor.runAll();
+        }
+        assertThat(store.find(done)).as("out of the hot table").isEmpty();
+        assertThat(store.findArchived(done)).isPresent();
+        Task<State> archived = host.task(done);
+        assertThat(archived.state()).isEqualTo(State.COMPLETED);
+        assertThat(EtlHost.fields(archived)).containsEntry("status", "completed").containsEntry("phase", "finalize");
+        assertThat(archived.attribute(EtlHost.RESULT_KEY)).isEqualTo("s3://etl/" + done + "/result.json");
+        assertThat(events(host.engine(), done)).containsExactly("START_OCR", "OCR_DONE", "START_POSTPROCESS", "POSTPROCESS_DONE");
+        assertThat(host.task(pending).state()).as("a pending task stays hot").isEqualTo(State.PENDING);
+        assertThat(store.find(pending)).isPresent();
     }
 }

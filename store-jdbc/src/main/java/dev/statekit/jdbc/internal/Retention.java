@@ -1,5 +1,7 @@
 package dev.statekit.jdbc.internal;
 
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
@@ -9,7 +11,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 
-/** Purging old tasks with their history and group. Immutable and thread-safe. */
+/**
+ * Taking finished tasks out of the tasks table: purging old tasks with their history and group, and
+ * moving finished trees to the archive ({@link ArchiveTable}) or deleting them, a batch per
+ * transaction ({@link FinishedTrees} says which trees and locks them). Immutable and thread-safe.
+ */
 public final class Retention {
     /** A task a purge may delete, at the version it was selected at. */
     private record Candidate(long id, long version) {}
@@ -71,5 +77,25 @@ public final class Retention {
         });
         if (purged > 0) Jdbc.LOG.debug("purged {} task(s) of machine {}", purged, machine);
         return purged;
+    }
+
+    /**
+     * Moves up to {@code request.max()} finished trees with their history to the archive, stamped
+     * {@code archivedAt}, or deletes them when it is null, in one transaction; see
+     * {@link dev.statekit.store.Store#archive}.
+     */
+    public RetentionResult move(RetentionRequest request, @org.jspecify.annotations.Nullable Instant archivedAt) {
+        Objects.requireNonNull(request, "request");
+        String doing = (archivedAt != null ? "archiving" : "deleting") + " finished tasks of machine " + request.machine();
+        RetentionResult result = jdbc.transaction(doing, null, c -> {
+            List<FinishedTrees.Tree> trees = FinishedTrees.lock(c, sql.archive, request);
+            if (trees.isEmpty()) return RetentionResult.NONE;
+            return new RetentionResult(trees.size(), ArchiveTable.move(c, sql.archive, trees, archivedAt));
+        });
+        if (result.trees() > 0) {
+            Jdbc.LOG.debug("{} {} finished tree(s), {} task(s), of machine {}", archivedAt != null ? "archived" : "deleted",
+                    result.trees(), result.tasks(), request.machine());
+        }
+        return result;
     }
 }

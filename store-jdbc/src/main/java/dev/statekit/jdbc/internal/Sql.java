@@ -20,6 +20,8 @@ public final class Sql {
     public final String channel;
     /** The SQL of the groups. */
     public final GroupSql groups;
+    /** The SQL of retention and the archive. */
+    public final ArchiveSql archive;
     /** The sequence of fencing tokens. */
     private final String fencing;
     /**
@@ -148,6 +150,7 @@ public final class Sql {
         queues = prefix + "queues";
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
+        archive = new ArchiveSql(dialect, prefix, groups);
         fencing = prefix + "fencing_seq";
         tasksByLease = tasks + (pg ? "" : " use index (" + prefix + "tasks_lease_idx)");
         tasksByDue = tasks + (pg ? "" : " use index (" + prefix + "tasks_due_idx)");

@@ -52,14 +52,17 @@ import java.util.concurrent.locks.LockSupport;
  *     {@link Instant#now()} before the create to the worker's at its start (microseconds of one
  *     machine's clock). On H2, within one process;</li>
  * <li>groups ({@link GroupBenchmarks}): children of one parent and of many parents against plain
- *     tasks, and the delay from a group's last child to its parent's transition.</li>
+ *     tasks, and the delay from a group's last child to its parent's transition;</li>
+ * <li>retention ({@link RetentionBenchmark}, only when {@code --only} names it): claim throughput on
+ *     fresh tables and after a million tasks passed through, with retention and without.</li>
  * </ol>
  *
  * Run with {@code gradle -q :store-jdbc:bench}; options through {@code -PbenchArgs="..."}:
  * {@code --db pg,h2 --tasks 100000 --sweep-tasks 20000 --warm-up 50000 --workers 2,4,8 --batch 1,64,256,512
  * --processes 1,2 --samples 1000 --only run,enqueue,latency,groups --group-tasks 100000 --parents 10000
  * --per-parent 10 --group-workers 2 --group-batch 512 --group-samples 200 --resolver-poll 1000
- * --pg-url URL --pg-user U --pg-password P}.
+ * --retention-tasks 1000000 --retention-claims 20000 --retention-rounds 3 --claim-batch 100 --retention-batch 500
+ * --retention-interval 1000 --pg-url URL --pg-user U --pg-password P} ({@code --only retention} runs the retention mode).
  */
 public final class JdbcBenchmark {
     static final double GOAL_RUN = 26_000;
@@ -99,6 +102,12 @@ public final class JdbcBenchmark {
         options.put("group-batch", "512");
         options.put("group-samples", "200");
         options.put("resolver-poll", "1000");
+        options.put("retention-tasks", "1000000");
+        options.put("retention-claims", "20000");
+        options.put("retention-rounds", "3");
+        options.put("claim-batch", "100");
+        options.put("retention-batch", "500");
+        options.put("retention-interval", "1000");
         options.put("pg-url", setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit"));
         options.put("pg-user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
         options.put("pg-password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
@@ -150,11 +159,12 @@ public final class JdbcBenchmark {
             }
             if (only.contains("latency")) latency(db);
             if (only.contains("groups")) new GroupBenchmarks(this, db, summary).run();
+            if (only.contains("retention")) new RetentionBenchmark(this, db, summary).run();
         }
         System.out.println();
         System.out.println("== summary (goals: end to end >= 26,000 tasks/s, batched enqueue >= 80,000 tasks/s,"
                 + " cross-process enqueue -> start p99 < 20 ms; groups: many parents >= 85 % of plain tasks' throughput,"
-                + " last child -> parent's transition p99 < 50 ms)");
+                + " last child -> parent's transition p99 < 50 ms; retention: claims after the flow >= 90 % of fresh tables)");
         for (String line : summary) System.out.println(line);
     }
 
