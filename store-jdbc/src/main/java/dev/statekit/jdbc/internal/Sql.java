@@ -385,7 +385,7 @@ public final class Sql {
         String runnable = " from " + tasks + " where " + runnableWhere(states);
         StringBuilder cols = new StringBuilder();
         for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
-        return "with p as (select exists (select 1" + runnable + ") as found),"
+        return "with p as (select (select 1" + runnable + firstInClaimOrder(states) + ") is not null as found),"
                 + " q as (select paused, concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
                 + " for share),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
@@ -394,7 +394,7 @@ public final class Sql {
                 + " and exists (select 1 from q where not q.paused and q.concurrency = 0)"
                 + " order by priority desc, sequence, id limit " + limit + " for update skip locked),"
                 + " g as (select (select count(distinct priority) from c) <= 1"
-                + " and not exists (select 1" + runnable + " and priority < (select min(priority) from c))"
+                + " and (select 1" + runnable + " and priority < (select min(priority) from c)" + firstInClaimOrder(states) + ") is null"
                 + " and coalesce((select skipped_lower from q), 0) = 0 as ordered),"
                 + " k as (select c.id, c.version, c.state, r.event, r.to_state, c.ready_at, nextval('" + fencing + "') as token"
                 + " from c join r on r.from_state = c.state where (select ordered from g)"
@@ -425,7 +425,19 @@ public final class Sql {
      * parameters machine, queue, the states, now.
      */
     public String anyRunnable(int states) {
-        return "select 1 from " + tasks + " where " + runnableWhere(states) + " limit 1";
+        return "select 1 from " + tasks + " where " + runnableWhere(states) + firstInClaimOrder(states);
+    }
+
+    /**
+     * The end of a read of one runnable task. For one state, in claim order: PostgreSQL then reads
+     * the claim index from the queue's first runnable entry, where a bare {@code limit 1} (or an
+     * {@code exists}, whose order PostgreSQL drops) may be planned as a scan of the table that passes
+     * every finished and dead row before the first runnable one, a cost that grows with the table.
+     * Several states cannot be read in claim order from the index in one range; their read keeps
+     * the bare limit, and so does H2, which sorts unless the order names the index's leading columns.
+     */
+    private String firstInClaimOrder(int states) {
+        return states == 1 && dialect == Dialect.POSTGRESQL ? " order by priority desc, sequence, id limit 1" : " limit 1";
     }
 
     /**

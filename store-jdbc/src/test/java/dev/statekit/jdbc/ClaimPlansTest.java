@@ -1,0 +1,74 @@
+package dev.statekit.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.jdbc.internal.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL reads a queue's first runnable task through the claim index, however many finished
+ * tasks the table holds: the idle probe and the at-once claim's probe and lower-priority check are
+ * planned as index scans, not as scans of the table that pass every finished row (whose cost would
+ * grow with the table). The table here has 50,000 finished tasks before its few runnable ones, and
+ * fresh statistics, so that a bare {@code limit 1} would be planned as a scan of the table.
+ */
+class ClaimPlansTest {
+    private static final Instant NOW = Instant.parse("2031-04-05T13:30:00Z");
+
+    private static String plan(Connection c, String sql, Object... params) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("explain " + sql)) {
+            for (int i = 0; i < params.length; i++) {
+                Object p = params[i];
+                if (p instanceof String[] array) ps.setArray(i + 1, c.createArrayOf("text", array));
+                else if (p instanceof Instant at) ps.setTimestamp(i + 1, Timestamp.from(at));
+                else ps.setObject(i + 1, p);
+            }
+            List<String> lines = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) lines.add(rs.getString(1));
+            }
+            return String.join("\n", lines).toLowerCase(Locale.ROOT);
+        }
+    }
+
+    @Test
+    void theFirstRunnableTaskIsReadThroughTheClaimIndex() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection c = db.pool().getConnection()) {
+            String prefix = db.store().tablePrefix();
+            String tasks = prefix + "tasks";
+            try (Statement s = c.createStatement()) {
+                String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
+                        + " attributes, created_at, updated_at, version, cancel_requested) select 'job', 1, '%s', 'q', 0, g, 1, 0,"
+                        + " '{}', now(), now(), 2, false from generate_series(%d, %d) g";
+                s.execute(String.format(insert, "DONE", 1, 50_000));
+                s.execute(String.format(insert, "READY", 50_001, 50_050));
+                s.execute("analyze " + tasks);
+            }
+            Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
+            Object[] runnable = {"job", "q", "READY", NOW};
+            String probe = plan(c, sql.anyRunnable(1), runnable);
+            assertThat(probe).as("the idle probe").contains(prefix + "tasks_claim_idx").doesNotContain("seq scan on " + tasks);
+
+            List<Object> params = new ArrayList<>(List.of(runnable));
+            params.add("q");
+            params.add(new String[] {"READY"});
+            params.add(new String[] {"START"});
+            params.add(new String[] {"RUNNING"});
+            params.addAll(List.of(runnable));
+            params.addAll(List.of(runnable));
+            params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
+            String atOnce = plan(c, sql.claimAtOnce(1, 100), params.toArray());
+            assertThat(atOnce).as("the at-once claim").contains(prefix + "tasks_claim_idx").doesNotContain("seq scan on " + tasks);
+        }
+    }
+}
