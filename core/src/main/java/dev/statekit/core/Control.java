@@ -75,10 +75,8 @@ final class Control {
             log.warn("runtime {}: task {} did not stop within {} of its cancellation; it keeps running", ctx.owner, taskId, ctx.cancelGrace);
             return;
         }
-        Decider.Adjust givesBack = machine.cancelsBackToClaim(task.state(), cancel)      // to be run again: the attempt is given back
-                ? (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)) : null;
         Outcome<S> o = ctx.engine.fire(machine, taskId, cancel, command.reason("cancelled after the grace period")
-                .expectVersion(task.version()), givesBack);
+                .expectVersion(task.version()), Decider.givesBackOnCancel(machine, task.state(), cancel));
         log.info("runtime {}: task {} did not stop within {}; cancelled it: {}", ctx.owner, taskId, ctx.cancelGrace,
                 o.isApplied() ? "applied" : o);
     }

@@ -27,6 +27,17 @@ final class Decider {
         void adjust(TaskRecord current, TaskRecord.Builder next);
     }
 
+    /** Gives the attempt of a task stopped from outside back (a snooze, a graceful stop, a cancellation to be run again). */
+    static final Adjust GIVE_BACK_ATTEMPT = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));
+
+    /**
+     * Returns {@link #GIVE_BACK_ATTEMPT} when the cancel event {@code cancel} stops a task in
+     * {@code from} to be run again (a pause, a reset); null when it ends the task.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> @Nullable Adjust givesBackOnCancel(Machine<S, E> machine, S from, E cancel) {
+        return machine.cancelsBackToClaim(from, cancel) ? GIVE_BACK_ATTEMPT : null;
+    }
+
     /**
      * Decides {@code command} firing {@code event} at {@code current} at time {@code now}.
      *

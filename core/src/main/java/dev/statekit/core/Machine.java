@@ -144,18 +144,21 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
      */
     boolean endsProcessing(S from, S to, E event) {
         if (from == to) return false;
-        String stage = stageOf[to.ordinal()];
-        RunPolicy<S, E> p = stage != null ? stages.get(stage) : runPolicy;
-        return p != null && (event == p.release || event == p.cancel) && p.claims.containsKey(to);
+        RunPolicy<S, E> p = claimedBy(to);
+        return p != null && (event == p.release || event == p.cancel);
     }
 
     /** Returns whether the cancel event {@code cancel} takes a task in {@code from} back to a claimable state, to be run again later. */
     boolean cancelsBackToClaim(S from, E cancel) {
         S to = target(from, cancel);
-        if (to == null) return false;
-        String stage = stageOf[to.ordinal()];
+        return to != null && claimedBy(to) != null;
+    }
+
+    /** Returns the run policy (the machine's, or its stage's) that claims tasks in {@code state}, or null when none does. */
+    private @Nullable RunPolicy<S, E> claimedBy(S state) {
+        String stage = stageOf[state.ordinal()];
         RunPolicy<S, E> p = stage != null ? stages.get(stage) : runPolicy;
-        return p != null && p.claims.containsKey(to);
+        return p != null && p.claims.containsKey(state) ? p : null;
     }
 
     /** Returns the name of the stage {@code state} belongs to, or null when it belongs to none. */

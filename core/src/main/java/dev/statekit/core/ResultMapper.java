@@ -72,20 +72,11 @@ final class ResultMapper {
         if (run.stopReason() == Run.StopReason.CANCELLED && p.cancel != null) {
             Command requested = run.cancelCommand;
             Command c = requested != null ? requested.underLease(run.lease.fencingToken()) : base.reason("cancelled");
-            return new Completion<>(run, p.cancel, c, givesBackIfRunAgain(run, p.cancel), null, base);
+            return new Completion<>(run, p.cancel, c, Decider.givesBackOnCancel(run.reg.machine, run.task.state(), p.cancel), null, base);
         }
         if (result instanceof WorkResult.Success s) return success(run, s, base);
         if (result instanceof WorkResult.Failure f) return failure(run, f, base, now);
         return snooze(run, (WorkResult.Snooze) result, base, now);
-    }
-
-    /**
-     * The adjustment of a cancellation that stops an attempt from outside: when it puts the task back
-     * to be run again (a pause, a reset), the attempt is given back; null when it ends the task.
-     */
-    static <S extends Enum<S>, E extends Enum<E>> Decider.@Nullable Adjust givesBackIfRunAgain(Run<S, E> run, E cancel) {
-        if (!run.reg.machine.cancelsBackToClaim(run.task.state(), cancel)) return null;
-        return (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> Completion<S, E> success(Run<S, E> run, WorkResult.Success s, Command base) {
@@ -130,7 +121,10 @@ final class ResultMapper {
         Instant notBefore = now.plus(z.delay());
         Command c = base.reason("snoozed for " + z.delay());
         // A snooze gives its attempt back and stays inside the processing: its retry count is kept.
-        Decider.Adjust later = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1)).retries(cur.retries()).notBefore(notBefore);
+        Decider.Adjust later = (cur, next) -> {
+            Decider.GIVE_BACK_ATTEMPT.adjust(cur, next);
+            next.retries(cur.retries()).notBefore(notBefore);
+        };
         if (release != null) return new Completion<>(run, release, c, later, notBefore, base);
         return Completion.requeue(run, Objects.requireNonNull(back), RELEASE, c, later, notBefore, base);
     }

@@ -249,9 +249,9 @@ public final class TaskRuntime implements AutoCloseable {
         S back = run.reg.backTo(run.task.state());
         if (release == null && back == null) return;      // left to lease recovery
         Command c = ctx.command().reason("runtime stopping");
-        Decider.Adjust givesBack = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));      // stopped from outside: not used up
-        Outcome<S> o = release != null ? ctx.engine.fire(run.reg.machine, run.id(), release, c, givesBack)
-                : ctx.engine.requeue(run.reg.machine, run.id(), Objects.requireNonNull(back), ResultMapper.RELEASE, c, givesBack);
+        Outcome<S> o = release != null ? ctx.engine.fire(run.reg.machine, run.id(), release, c, Decider.GIVE_BACK_ATTEMPT)
+                : ctx.engine.requeue(run.reg.machine, run.id(), Objects.requireNonNull(back), ResultMapper.RELEASE, c,
+                        Decider.GIVE_BACK_ATTEMPT);
         log.debug("released task {} at shutdown: {}", run.id(), o.isApplied() ? "applied" : o);
         ctx.running.remove(run.id(), run);
     }
