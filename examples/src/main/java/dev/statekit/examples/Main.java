@@ -95,6 +95,8 @@ public final class Main {
                 return host(args, out, err, EtlProgram::run);
             case "compression":
                 return host(args, out, err, CompressionProgram::run);
+            case "serve":
+                return dev.statekit.examples.serve.ServeCommand.run(args.subList(1, args.size()), out, err);
             case "demo":
                 if (args.size() > 1) return usage(err);
                 demo(out);

@@ -40,11 +40,13 @@ public final class Stores {
         private final Store store;
         private final String description;
         private final @Nullable SmallPool pool;
+        private final boolean dropOnClose;
 
-        private Opened(Store store, String description, @Nullable SmallPool pool) {
+        private Opened(Store store, String description, @Nullable SmallPool pool, boolean dropOnClose) {
             this.store = store;
             this.description = description;
             this.pool = pool;
+            this.dropOnClose = dropOnClose;
         }
 
         /** Returns the store. */
@@ -58,13 +60,18 @@ public final class Stores {
         }
 
         /**
-         * Drops the run's tables and closes the pool; call it after the host's runtime stopped. A
-         * failure to drop the tables is logged at WARN.
+         * Drops the run's tables (unless the store is {@linkplain #persistent persistent}) and
+         * closes the pool; call it after the host's runtime stopped. A failure to drop the tables
+         * is logged at WARN.
          */
         @Override
         public void close() {
             SmallPool p = pool;
             if (p == null) return;
+            if (!dropOnClose) {
+                p.close();
+                return;
+            }
             try (Connection c = p.getConnection(); Statement s = c.createStatement()) {
                 String prefix = ((JdbcStore) store).tablePrefix();
                 for (String table : TABLES) s.execute("drop table if exists " + prefix + table);
@@ -79,7 +86,7 @@ public final class Stores {
 
     /** Returns an in-memory store: nothing survives the run. */
     public static Opened inMemory() {
-        return new Opened(new InMemoryStore(), "in-memory store", null);
+        return new Opened(new InMemoryStore(), "in-memory store", null, false);
     }
 
     /** Returns a store on the H2 database {@code statekit} in {@code dir}, creating both when missing. */
@@ -109,7 +116,7 @@ public final class Stores {
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(freshPrefix()).createSchemaIfMissing(true).build();
             String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            return new Opened(store, database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)", pool);
+            return new Opened(store, database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)", pool, true);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -120,5 +127,30 @@ public final class Stores {
     static String freshPrefix() {
         return ("ex_" + Long.toString(System.currentTimeMillis(), 36) + "_" + Long.toString(ProcessHandle.current().pid(), 36)
                 + "_" + RUNS.incrementAndGet() + "_").toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Returns a store on the database at {@code url} (PostgreSQL or H2) on the tables of
+     * {@code prefix}, created when missing and kept when the store closes: the store of a service,
+     * which every process serving the same system opens alike.
+     *
+     * @param user     the user, or null for none
+     * @param password the password, or null for none
+     * @param poolSize the most connections the store holds at once
+     * @throws dev.statekit.store.StatekitException when the database cannot be reached or the tables cannot be created
+     */
+    public static Opened persistent(String url, @Nullable String user, @Nullable String password, String prefix, int poolSize) {
+        Properties properties = new Properties();
+        if (user != null) properties.setProperty("user", user);
+        if (password != null) properties.setProperty("password", password);
+        SmallPool pool = new SmallPool(url, properties, poolSize);
+        try {
+            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
+            String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
+            return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool, false);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
     }
 }

@@ -1,0 +1,48 @@
+package dev.statekit.examples.serve;
+
+import dev.statekit.core.spi.Clock;
+import dev.statekit.store.Store;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a service is created with.
+ *
+ * @param store    the service's store, shared with every process serving the same system
+ * @param clock    the clock
+ * @param dataDir  the service's folder for its files (inputs, outputs), created
+ * @param owner    this process's name as a lease owner, unique among the processes on the store
+ * @param options  the service's own options given on the command line (without their dashes)
+ */
+public record ServeContext(Store store, Clock clock, Path dataDir, String owner, Map<String, String> options) {
+    /** Copies the options. */
+    public ServeContext {
+        options = Map.copyOf(options);
+    }
+
+    /** Returns the option {@code name}, if given. */
+    public Optional<String> option(String name) {
+        return Optional.ofNullable(options.get(name));
+    }
+
+    /** Returns the option {@code name} as a number between 0 and 1, or {@code fallback}. */
+    public double rate(String name, double fallback) {
+        @Nullable String value = options.get(name);
+        if (value == null) return fallback;
+        try {
+            double d = Double.parseDouble(value);
+            if (d >= 0 && d <= 1) return d;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--" + name + " must be a number from 0 to 1, not '" + value + "'");
+    }
+
+    /** Returns the option {@code name} as a path (relative to the data folder), or {@code fallback} under the data folder. */
+    public Path path(String name, String fallback) {
+        @Nullable String value = options.get(name);
+        return value == null ? dataDir.resolve(fallback) : dataDir.resolve(value);
+    }
+}
