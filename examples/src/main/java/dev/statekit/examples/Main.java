@@ -26,32 +26,46 @@ import org.jspecify.annotations.Nullable;
  * The {@code examples} command line.
  *
  * <pre>
- * examples [novel-proofer]  the novel-proofer host: a job's chunks proofread by the runtime (the default)
- * examples read-do          the Read→Do host: items through the pipeline, a failure, a retry, exports
- * examples etl              the ETL host: OCR chained with post-processing, a cancel refused after start
- * examples compression      the compression host: one task at a time, priorities, pause, a retry
- * examples demo             a read-do item driven through its lifecycle by hand on an in-memory store
- * examples list             the names of the seed machines
- * examples diagram NAME     the Mermaid diagram of machine NAME
+ * examples serve SYSTEM [OPTIONS]   a seed system as a service with its HTTP API and a dashboard at /ui (see ServeCommand)
+ * examples demo SYSTEM [STORE]      a scripted program of SYSTEM that ends by itself within seconds:
+ *                                   novel-proofer, read-do, etl, compression; or lifecycle: a read-do
+ *                                   item driven through its lifecycle by hand on an in-memory store
+ * examples list                     the names of the seed machines
+ * examples diagram NAME             the Mermaid diagram of machine NAME
+ * examples --help                   this usage, on standard output
  * </pre>
  *
- * <p>The hosts run on the system clock and end by themselves within seconds; their exit status is
- * 0 when the run ended as expected. Their store is, after the host's name:
+ * <p>A scripted program's exit status is 0 when the run ended as expected. Its store is, after the
+ * system's name:
  *
  * <pre>
- * (nothing)                                   an H2 database in ./build/statekit-h2/ (created when missing)
+ * (nothing)                                   an H2 database in ~/.statekit/demo/ (created when missing)
  * --jdbc-url URL [--user U] [--password P]    the database at URL: PostgreSQL, or H2
  * --in-memory                                 an in-memory store
  * </pre>
  *
- * A JDBC store runs on tables of a fresh prefix, dropped at the end of the run (see {@link Stores}).
+ * A JDBC store of a program runs on tables of a fresh prefix, dropped at the end of the run (see
+ * {@link Stores}). Every bad argument is reported by what is wrong with it, with the usage, and
+ * exit status 2.
  */
 public final class Main {
+    /** The programs of {@code examples demo}. */
+    static final List<String> PROGRAMS = List.of("novel-proofer", "read-do", "etl", "compression", "lifecycle");
+    /** The directory of the scripted programs' default H2 database. */
+    public static final java.nio.file.Path DEMO_H2_DIR = java.nio.file.Paths.get(System.getProperty("user.home"), ".statekit", "demo");
+
     private static final String USAGE = String.join(System.lineSeparator(),
-            "usage: examples [novel-proofer | read-do | etl | compression] [STORE]",
-            "       examples demo | list | diagram NAME",
-            "STORE: nothing for an H2 database in ./build/statekit-h2/, --jdbc-url URL [--user U] [--password P]"
-                    + " for PostgreSQL (or H2) at URL, --in-memory for an in-memory store");
+            "usage: examples serve SYSTEM [OPTIONS]     a seed system as a service: its HTTP API and a dashboard at /ui",
+            "                                           (SYSTEM: " + String.join(", ", dev.statekit.examples.serve.Systems.names())
+                    + "; examples serve --help for OPTIONS)",
+            "       examples demo SYSTEM [STORE]        a scripted program: novel-proofer, read-do, etl, compression,",
+            "                                           or lifecycle (a read-do item by hand, in memory)",
+            "       examples list                       the names of the seed machines",
+            "       examples diagram NAME               the Mermaid diagram of machine NAME",
+            "       examples --help                     this usage",
+            "STORE: nothing for an H2 database in " + DEMO_H2_DIR + ", --jdbc-url URL [--user U] [--password P]"
+                    + " for PostgreSQL (or H2) at URL, --in-memory for an in-memory store",
+            "");
 
     /** A sample program over a store. */
     @FunctionalInterface
@@ -63,7 +77,7 @@ public final class Main {
 
     /** Runs the command line and exits with its status when that is not 0. */
     public static void main(String[] args) {
-        // the runtime logs its life at INFO; the hosts print what happens themselves
+        // the runtime logs its life at INFO; the programs print what happens themselves
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
@@ -75,47 +89,42 @@ public final class Main {
     /**
      * Runs one command line, writing to {@code out} and {@code err}.
      *
-     * @return the exit status: 0 on success, 1 when a host did not end as expected, 2 on a usage
-     *         error or an unknown machine
+     * @return the exit status: 0 on success, 1 when a program did not end as expected or a store
+     *         could not be opened, 2 on a usage error or an unknown machine
      */
     static int run(List<String> args, PrintStream out, PrintStream err) {
-        if (!args.isEmpty() && args.get(0).startsWith("--")) {
-            List<String> withHost = new java.util.ArrayList<>();
-            withHost.add("novel-proofer");
-            withHost.addAll(args);
-            args = withHost;
-        }
-        String command = args.isEmpty() ? "novel-proofer" : args.get(0);
+        if (args.isEmpty()) return usage(err, "no command given");
+        String command = args.get(0);
+        List<String> rest = args.subList(1, args.size());
         switch (command) {
-            case "novel-proofer":
-                return host(args, out, err, NovelProoferProgram::run);
-            case "read-do":
-                return host(args, out, err, ReadDoProgram::run);
-            case "etl":
-                return host(args, out, err, EtlProgram::run);
-            case "compression":
-                return host(args, out, err, CompressionProgram::run);
-            case "serve":
-                return dev.statekit.examples.serve.ServeCommand.run(args.subList(1, args.size()), out, err);
-            case "demo":
-                if (args.size() > 1) return usage(err);
-                demo(out);
+            case "--help", "-h", "help":
+                out.print(USAGE);
                 return 0;
+            case "serve":
+                return dev.statekit.examples.serve.ServeCommand.run(rest, out, err);
+            case "demo":
+                return demo(rest, out, err);
             case "list":
-                if (args.size() > 1) return usage(err);
+                if (!rest.isEmpty()) return usage(err, "list takes no arguments, not '" + rest.get(0) + "'");
                 for (String name : SeedMachines.names()) out.println(name);
                 return 0;
             case "diagram":
-                if (args.size() != 2) return usage(err);
-                Optional<String> diagram = diagram(args.get(1));
+                if (rest.isEmpty()) return usage(err, "diagram needs a machine NAME: one of " + String.join(", ", SeedMachines.names()));
+                if (rest.size() > 1) return usage(err, "diagram takes one NAME, not also '" + rest.get(1) + "'");
+                Optional<String> diagram = diagram(rest.get(0));
                 if (diagram.isEmpty()) {
-                    err.println("unknown machine '" + args.get(1) + "'; known machines: " + String.join(", ", SeedMachines.names()));
+                    err.println("unknown machine '" + rest.get(0) + "'; known machines: " + String.join(", ", SeedMachines.names()));
                     return 2;
                 }
                 out.print(diagram.get());
                 return 0;
             default:
-                return usage(err);
+                if (PROGRAMS.contains(command)) {
+                    return usage(err, "unknown command '" + command + "'; its scripted program is 'examples demo " + command
+                            + "'" + (dev.statekit.examples.serve.Systems.names().contains(command)
+                            ? ", its service 'examples serve " + command + "'" : ""));
+                }
+                return usage(err, "unknown command '" + command + "'");
         }
     }
 
@@ -124,9 +133,35 @@ public final class Main {
         return SeedMachines.byName(name).map(Machine::toMermaid);
     }
 
-    private static int host(List<String> args, PrintStream out, PrintStream err, Host host) {
-        StoreChoice choice = StoreChoice.parse(args.isEmpty() ? List.of() : args.subList(1, args.size()));
-        if (choice == null) return usage(err);
+    private static int demo(List<String> args, PrintStream out, PrintStream err) {
+        if (args.isEmpty()) return usage(err, "demo needs a SYSTEM: one of " + String.join(", ", PROGRAMS));
+        String program = args.get(0);
+        List<String> options = args.subList(1, args.size());
+        switch (program) {
+            case "novel-proofer":
+                return host(options, out, err, NovelProoferProgram::run);
+            case "read-do":
+                return host(options, out, err, ReadDoProgram::run);
+            case "etl":
+                return host(options, out, err, EtlProgram::run);
+            case "compression":
+                return host(options, out, err, CompressionProgram::run);
+            case "lifecycle":
+                if (!options.isEmpty()) return usage(err, "demo lifecycle runs in memory and takes no options, not '" + options.get(0) + "'");
+                demo(out);
+                return 0;
+            default:
+                return usage(err, "unknown program '" + program + "'; known programs: " + String.join(", ", PROGRAMS));
+        }
+    }
+
+    private static int host(List<String> options, PrintStream out, PrintStream err, Host host) {
+        StoreChoice choice;
+        try {
+            choice = StoreChoice.parse(options);
+        } catch (IllegalArgumentException e) {
+            return usage(err, e.getMessage());
+        }
         Stores.Opened opened;
         try {
             opened = choice.open();
@@ -144,10 +179,14 @@ public final class Main {
         }
     }
 
-    /** The store options of a host command. */
+    /** The store options of a program. */
     private record StoreChoice(boolean inMemory, @Nullable String url, @Nullable String user, @Nullable String password) {
-        /** Returns the choice {@code options} make, or null when they are not valid. */
-        static @Nullable StoreChoice parse(List<String> options) {
+        /**
+         * Returns the choice {@code options} make.
+         *
+         * @throws IllegalArgumentException saying what is wrong with them
+         */
+        static StoreChoice parse(List<String> options) {
             boolean inMemory = false;
             String url = null;
             String user = null;
@@ -155,44 +194,47 @@ public final class Main {
             for (int i = 0; i < options.size(); i++) {
                 String option = options.get(i);
                 if (option.equals("--in-memory")) {
-                    if (inMemory) return null;
+                    if (inMemory) throw new IllegalArgumentException("--in-memory is given twice");
                     inMemory = true;
                     continue;
                 }
-                if (i + 1 >= options.size()) return null;
+                if (!List.of("--jdbc-url", "--user", "--password").contains(option)) {
+                    throw new IllegalArgumentException(option.startsWith("--") ? "unknown option " + option
+                            + "; a program takes --jdbc-url URL [--user U] [--password P] or --in-memory"
+                            : "unexpected argument '" + option + "'");
+                }
+                if (i + 1 >= options.size() || options.get(i + 1).startsWith("--")) throw new IllegalArgumentException(option + " needs a value");
                 String value = options.get(++i);
                 switch (option) {
                     case "--jdbc-url" -> {
-                        if (url != null) return null;
+                        if (url != null) throw new IllegalArgumentException("--jdbc-url is given twice");
                         url = value;
                     }
                     case "--user" -> {
-                        if (user != null) return null;
+                        if (user != null) throw new IllegalArgumentException("--user is given twice");
                         user = value;
                     }
-                    case "--password" -> {
-                        if (password != null) return null;
-                        password = value;
-                    }
                     default -> {
-                        return null;
+                        if (password != null) throw new IllegalArgumentException("--password is given twice");
+                        password = value;
                     }
                 }
             }
-            if (inMemory && url != null) return null;
-            if (url == null && (user != null || password != null)) return null;
+            if (inMemory && url != null) throw new IllegalArgumentException("--in-memory and --jdbc-url are two stores; give one");
+            if (url == null && (user != null || password != null)) throw new IllegalArgumentException("--user and --password go with --jdbc-url");
             return new StoreChoice(inMemory, url, user, password);
         }
 
         Stores.Opened open() {
             if (inMemory) return Stores.inMemory();
             String u = url;
-            return u != null ? Stores.jdbc(u, user, password) : Stores.h2(Stores.DEFAULT_H2_DIR);
+            return u != null ? Stores.jdbc(u, user, password) : Stores.h2(DEMO_H2_DIR);
         }
     }
 
-    private static int usage(PrintStream err) {
-        err.println(USAGE);
+    private static int usage(PrintStream err, String problem) {
+        err.println("examples: " + problem);
+        err.print(USAGE);
         return 2;
     }
 

@@ -23,8 +23,6 @@ import org.jspecify.annotations.Nullable;
  * start at 1. Connections come from a small pool of {@value #POOL_SIZE}.
  */
 public final class Stores {
-    /** The directory of the default H2 database, relative to the working directory. */
-    public static final Path DEFAULT_H2_DIR = Paths.get("build", "statekit-h2");
     /** The most connections a run's store holds at once. */
     public static final int POOL_SIZE = 8;
 

@@ -71,10 +71,32 @@ class MainTest {
     }
 
     @Test
-    void badUsageExitsWithStatus2() {
-        assertThat(run("diagram").status()).isEqualTo(2);
-        assertThat(run("frobnicate").status()).isEqualTo(2);
-        assertThat(run("list", "extra").err()).startsWith("usage:");
+    void everyBadCommandLineSaysWhatIsWrongAndExitsWithStatus2() {
+        assertUsageError(run(), "no command given");
+        assertUsageError(run("diagram"), "diagram needs a machine NAME: one of novel-proofer-job");
+        assertUsageError(run("diagram", "read-do-item", "etl-task"), "diagram takes one NAME, not also 'etl-task'");
+        assertUsageError(run("frobnicate"), "unknown command 'frobnicate'");
+        assertUsageError(run("list", "extra"), "list takes no arguments, not 'extra'");
+        assertUsageError(run("demo"), "demo needs a SYSTEM: one of novel-proofer, read-do, etl, compression, lifecycle");
+        assertUsageError(run("demo", "frobnicate"), "unknown program 'frobnicate'");
+        assertUsageError(run("demo", "lifecycle", "--in-memory"), "demo lifecycle runs in memory and takes no options");
+        assertUsageError(run("read-do"), "unknown command 'read-do'; its scripted program is 'examples demo read-do'");
+    }
+
+    private static void assertUsageError(Run r, String problem) {
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).startsWith("examples: " + problem).contains("usage: examples serve SYSTEM");
+    }
+
+    @Test
+    void helpPrintsTheUsageOnStandardOutputAndExitsWith0() {
+        for (String help : List.of("--help", "-h", "help")) {
+            Run r = run(help);
+            assertThat(r.status()).isZero();
+            assertThat(r.err()).isEmpty();
+            assertThat(r.out()).startsWith("usage: examples serve SYSTEM");
+        }
     }
 
     @Test
@@ -85,25 +107,26 @@ class MainTest {
     }
 
     @Test
-    void withoutArgumentsTheNovelProoferHostRunsOnH2() {
-        Run r = run();
+    void aProgramWithoutStoreOptionsRunsOnH2InTheUsersStatekitFolder() {
+        Run r = run("demo", "novel-proofer");
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith("store: H2 at jdbc:h2:file:").contains(Stores.DEFAULT_H2_DIR.toString())
+        assertThat(Main.DEMO_H2_DIR).isAbsolute();
+        assertThat(r.out()).startsWith("store: H2 at jdbc:h2:file:" + Main.DEMO_H2_DIR.resolve("statekit"))
                 .contains("novel-proofer host:").contains("summary: job 1 DONE, 6/6 chunks done");
     }
 
     @Test
     void theUsageNamesEveryCommand() {
         String usage = run("frobnicate").err();
-        for (String command : List.of("novel-proofer", "read-do", "etl", "compression", "demo", "list", "diagram NAME")) {
+        for (String command : List.of("serve SYSTEM", "demo SYSTEM", "novel-proofer", "read-do", "etl", "compression", "lifecycle",
+                "list", "diagram NAME", "--help")) {
             assertThat(usage).contains(command);
         }
-        assertThat(run("compression", "extra").status()).isEqualTo(2);
     }
 
     @Test
     void theDemoDrivesAnItemThroughItsLifecycle() {
-        Run r = run("demo");
+        Run r = run("demo", "lifecycle");
         assertThat(r.status()).isZero();
         assertThat(r.out())
                 .contains("refused   PROCESS")

@@ -12,7 +12,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +43,7 @@ class StoresTest {
     @Test
     void aHostRunsOnAnH2FileGivenByUrlAndItsTablesAreDroppedAfterwards() throws Exception {
         String url = "jdbc:h2:file:" + dir.resolve("db");
-        Run r = run("compression", "--jdbc-url", url, "--user", "sa", "--password", "");
+        Run r = run("demo", "compression", "--jdbc-url", url, "--user", "sa", "--password", "");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("store: H2 at " + url + ", tables ex_")
                 .contains("summary: 5/5 completed, at most 1 running at once");
@@ -60,7 +59,7 @@ class StoresTest {
             String b = ((JdbcStore) second.store()).tablePrefix();
             assertThat(a).isNotEqualTo(b);
             assertThat(first.description()).contains(a);
-            Run r = run("read-do", "--jdbc-url", "jdbc:h2:file:" + dir.resolve("statekit"), "--user", "sa");
+            Run r = run("demo", "read-do", "--jdbc-url", "jdbc:h2:file:" + dir.resolve("statekit"), "--user", "sa");
             assertThat(r.status()).as(r.err()).isZero();
             assertThat(r.out()).contains("summary: 3/3 items shipped");
             try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("statekit"), "sa", "")) {
@@ -72,45 +71,40 @@ class StoresTest {
 
     @Test
     void theInMemoryStoreIsKept() {
-        Run r = run("etl", "--in-memory");
+        Run r = run("demo", "etl", "--in-memory");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("store: in-memory store").contains("summary: 3 completed");
     }
 
     @Test
-    void optionsAloneRunTheNovelProoferHost() {
-        Run r = run("--in-memory");
-        assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("novel-proofer host:").contains("summary: job 1 DONE");
+    void badStoreOptionsAreUsageErrors() {
+        assertUsageError(run("demo", "etl", "--in-memory", "--jdbc-url", "jdbc:h2:mem:x"), "--in-memory and --jdbc-url are two stores; give one");
+        assertUsageError(run("demo", "etl", "--user", "sa"), "--user and --password go with --jdbc-url");
+        assertUsageError(run("demo", "etl", "--jdbc-url"), "--jdbc-url needs a value");
+        assertUsageError(run("demo", "etl", "--jdbc-url", "--in-memory"), "--jdbc-url needs a value");
+        assertUsageError(run("demo", "etl", "--in-memory", "--in-memory"), "--in-memory is given twice");
+        assertUsageError(run("demo", "etl", "--jdbc-url", "a", "--jdbc-url", "b"), "--jdbc-url is given twice");
+        assertUsageError(run("demo", "etl", "--frobnicate", "x"), "unknown option --frobnicate");
+        assertUsageError(run("demo", "etl", "stray"), "unexpected argument 'stray'");
     }
 
-    @Test
-    void badStoreOptionsAreUsageErrors() {
-        assertThat(run("etl", "--in-memory", "--jdbc-url", "jdbc:h2:mem:x").status()).isEqualTo(2);
-        assertThat(run("etl", "--user", "sa").status()).isEqualTo(2);
-        assertThat(run("etl", "--jdbc-url").status()).isEqualTo(2);
-        assertThat(run("etl", "--in-memory", "--in-memory").status()).isEqualTo(2);
-        assertThat(run("etl", "--jdbc-url", "a", "--jdbc-url", "b").status()).isEqualTo(2);
-        Run r = run("etl", "--frobnicate", "x");
+    private static void assertUsageError(Run r, String problem) {
         assertThat(r.status()).isEqualTo(2);
-        assertThat(r.err()).contains("--jdbc-url URL").contains("--in-memory");
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).startsWith("examples: " + problem).contains("--jdbc-url URL").contains("--in-memory");
     }
 
     @Test
     void aDatabaseThatCannotBeReachedEndsWithStatus1() {
-        Run r = run("etl", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/none", "--user", "x", "--password", "y");
+        Run r = run("demo", "etl", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/none", "--user", "x", "--password", "y");
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.err()).startsWith("cannot open the store:");
     }
 
     @Test
     void aHostRunsOnPostgreSqlGivenItsUrl() throws Exception {
-        try (Connection c = DriverManager.getConnection(PG_URL, "statekit", "statekit")) {
-            c.isValid(5);
-        } catch (SQLException e) {
-            Assumptions.abort("PostgreSQL at " + PG_URL + " cannot be reached: " + e.getMessage());
-        }
-        Run r = run("novel-proofer", "--jdbc-url", PG_URL, "--user", "statekit", "--password", "statekit");
+        dev.statekit.examples.serve.Postgres.require();
+        Run r = run("demo", "novel-proofer", "--jdbc-url", PG_URL, "--user", "statekit", "--password", "statekit");
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).startsWith("store: PostgreSQL at " + PG_URL).contains("summary: job 1 DONE, 6/6 chunks done");
         try (Connection c = DriverManager.getConnection(PG_URL, "statekit", "statekit")) {
