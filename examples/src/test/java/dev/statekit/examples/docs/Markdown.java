@@ -44,8 +44,8 @@ public final class Markdown {
     }
 
     /**
-     * Returns the section of {@code markdown} under the first heading (of any level) that starts
-     * with {@code heading}, up to the next heading of the same or a higher level.
+     * Returns the section of {@code markdown} that begins with the first heading (of any level)
+     * whose text starts with {@code heading}, up to the next heading of the same or a higher level.
      *
      * @throws IllegalArgumentException when there is no such heading
      */
@@ -54,7 +54,7 @@ public final class Markdown {
         for (int i = 0; i < lines.size(); i++) {
             int level = level(lines.get(i));
             if (level == 0 || !lines.get(i).substring(level).strip().startsWith(heading)) continue;
-            StringBuilder text = new StringBuilder();
+            StringBuilder text = new StringBuilder(lines.get(i)).append('\n');
             for (int j = i + 1; j < lines.size(); j++) {
                 int other = level(lines.get(j));
                 if (other > 0 && other <= level) break;
