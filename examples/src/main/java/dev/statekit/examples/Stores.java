@@ -38,13 +38,20 @@ public final class Stores {
         private final Store store;
         private final String description;
         private final @Nullable SmallPool pool;
-        private final boolean dropOnClose;
+        private final @Nullable Runnable closer;
 
-        private Opened(Store store, String description, @Nullable SmallPool pool, boolean dropOnClose) {
+        private Opened(Store store, String description, @Nullable SmallPool pool) {
             this.store = store;
             this.description = description;
             this.pool = pool;
-            this.dropOnClose = dropOnClose;
+            this.closer = null;
+        }
+
+        private Opened(Store store, String description, Runnable closer) {
+            this.store = store;
+            this.description = description;
+            this.pool = null;
+            this.closer = closer;
         }
 
         /** Returns the store. */
@@ -58,18 +65,19 @@ public final class Stores {
         }
 
         /**
-         * Drops the run's tables (unless the store is {@linkplain #persistent persistent}) and
-         * closes the pool; call it after the host's runtime stopped. A failure to drop the tables
+         * Drops the run's tables and closes the pool (a {@linkplain #persistent persistent} store
+         * only closes its pool); call it after the host's runtime stopped. A failure to drop the tables
          * is logged at WARN.
          */
         @Override
         public void close() {
-            SmallPool p = pool;
-            if (p == null) return;
-            if (!dropOnClose) {
-                p.close();
+            Runnable c = closer;
+            if (c != null) {
+                c.run();
                 return;
             }
+            SmallPool p = pool;
+            if (p == null) return;
             try (Connection c = p.getConnection(); Statement s = c.createStatement()) {
                 String prefix = ((JdbcStore) store).tablePrefix();
                 for (String table : TABLES) s.execute("drop table if exists " + prefix + table);
@@ -84,7 +92,7 @@ public final class Stores {
 
     /** Returns an in-memory store: nothing survives the run. */
     public static Opened inMemory() {
-        return new Opened(new InMemoryStore(), "in-memory store", null, false);
+        return new Opened(new InMemoryStore(), "in-memory store", (SmallPool) null);
     }
 
     /** Returns a store on the H2 database {@code statekit} in {@code dir}, creating both when missing. */
@@ -114,7 +122,7 @@ public final class Stores {
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(freshPrefix()).createSchemaIfMissing(true).build();
             String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            return new Opened(store, database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)", pool, true);
+            return new Opened(store, database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)", pool);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
@@ -130,7 +138,8 @@ public final class Stores {
     /**
      * Returns a store on the database at {@code url} (PostgreSQL or H2) on the tables of
      * {@code prefix}, created when missing and kept when the store closes: the store of a service,
-     * which every process serving the same system opens alike.
+     * which every process serving the same system opens alike. Its connections come from a
+     * HikariCP pool of at most {@code poolSize}.
      *
      * @param user     the user, or null for none
      * @param password the password, or null for none
@@ -138,14 +147,19 @@ public final class Stores {
      * @throws dev.statekit.store.StatekitException when the database cannot be reached or the tables cannot be created
      */
     public static Opened persistent(String url, @Nullable String user, @Nullable String password, String prefix, int poolSize) {
-        Properties properties = new Properties();
-        if (user != null) properties.setProperty("user", user);
-        if (password != null) properties.setProperty("password", password);
-        SmallPool pool = new SmallPool(url, properties, poolSize);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(url);
+        if (user != null) config.setUsername(user);
+        if (password != null) config.setPassword(password);
+        config.setMaximumPoolSize(poolSize);
+        config.setPoolName("statekit-" + prefix);
+        config.setConnectionTimeout(10_000);
+        config.setInitializationFailTimeout(-1);
+        com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
             String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool, false);
+            return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool::close);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
