@@ -71,9 +71,9 @@ public final class Stores {
          */
         @Override
         public void close() {
-            Runnable c = closer;
-            if (c != null) {
-                c.run();
+            Runnable closeAll = closer;
+            if (closeAll != null) {
+                closeAll.run();
                 return;
             }
             SmallPool p = pool;
