@@ -102,7 +102,7 @@ class GettingStartedTest {
             expected.put("dev.statekit:" + match(Markdown.read(module + "/build.gradle"), "ext\\.artifactId\\s*=\\s*'([^']+)'"), statekit);
         }
         expected.put("com.h2database:h2", match(versions, "h2\\s*:\\s*'([^']+)'"));
-        expected.put("com.zaxxer:HikariCP", match(Markdown.read("examples/build.gradle"), "com\\.zaxxer:HikariCP:([^'\"]+)"));
+        expected.put("com.zaxxer:HikariCP", match(versions, "hikari\\s*:\\s*'([^']+)'"));
         expected.put("org.slf4j:slf4j-simple", match(versions, "slf4j\\s*:\\s*'([^']+)'"));
         assertThat(dependencies).isEqualTo(expected);
         assertThat(match(Markdown.read("build.gradle"), "group\\s*=\\s*'([^']+)'")).isEqualTo("dev.statekit");
