@@ -65,6 +65,17 @@ export function ago(iso, now = Date.now()) {
   return ms > 0 ? 'in ' + text : text + ' ago';
 }
 
+/** Returns an element showing how long ago iso was; {@link refreshAgo} keeps it current. */
+export function since(iso) {
+  return iso ? el('span', { class: 'ago', title: iso, dataset: { since: iso }, text: ago(iso) }) : '';
+}
+
+/** Updates every element made by since() under root. */
+export function refreshAgo(root) {
+  const now = Date.now();
+  for (const node of root.querySelectorAll('[data-since]')) node.textContent = ago(node.dataset.since, now);
+}
+
 /** Returns a <time> element with the local time as text and the instant as its datetime. */
 export function when(iso) {
   return iso ? el('time', { datetime: iso, title: iso, text: time(iso) }) : '—';

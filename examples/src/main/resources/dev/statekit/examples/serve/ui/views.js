@@ -3,11 +3,12 @@
 // inputs keep their focus and what is typed while the page updates.
 
 import { get, post } from './api.js';
-import { el, fill, link, when, ago } from './dom.js';
+import { el, fill, link, when, since, refreshAgo } from './dom.js';
 import { drawDiagram } from './diagram.js';
 
 /** Returns a refresh that reads with fetch and shows with render, showing only the newest read. */
 function sequenced(fetch, render) {
+  // (render is called with every newest read; parts of a page redraw only when their data changed)
   let issued = 0;
   let shown = 0;
   return async () => {
@@ -16,6 +17,17 @@ function sequenced(fetch, render) {
     if (n < shown) return;
     shown = n;
     render(data);
+  };
+}
+
+/** Returns a drawer that fills node with build(data) only when data differs from what it shows. */
+function keyed(node, build) {
+  let shown;
+  return (data) => {
+    const key = JSON.stringify(data);
+    if (key === shown) return;
+    shown = key;
+    fill(node, build(data));
   };
 }
 
@@ -154,8 +166,10 @@ export function overviewView(app) {
     if (o.queues.length === 0 && queueBody.childElementCount === 0) {
       queueBody.append(el('tr', {}, el('td', { colspan: 8, class: 'muted', text: 'This service has no queues.' })));
     }
-    fill(machineBox, o.machines.map((m) => machineCard(m, o.now)));
+    drawMachines(o.machines);
+    refreshAgo(node);
   }
+  const drawMachines = keyed(machineBox, (machines) => machines.map(machineCard));
 
   return { node, refresh: sequenced(() => get('/overview'), render) };
 }
@@ -176,12 +190,11 @@ function fillQueue(row, q) {
   row.cells.leased.textContent = String(q.leased);
   row.cells.active.textContent = String(q.active);
   row.cells.finished.textContent = String(q.finished);
-  row.cells.oldest.textContent = q.oldestReady ? ago(q.oldestReady) : '—';
+  fill(row.cells.oldest, q.oldestReady ? since(q.oldestReady) : '—');
   row.cells.limit.textContent = limitText(q.concurrency);
 }
 
-function machineCard(m, now) {
-  const nowMs = new Date(now).getTime();
+function machineCard(m) {
   const body = el('tbody', {}, m.states.map((s) => el('tr', { class: s.tasks ? '' : 'zero', dataset: { state: s.name } },
     el('td', {},
       el('a', { href: link('/tasks', { machine: m.name, state: s.name }) }, stateBadge(s.name, s.ending)),
@@ -190,7 +203,7 @@ function machineCard(m, now) {
       s.unknown ? el('span', { class: 'tag warn', text: 'not in this version' }) : null),
     el('td', { class: 'num count', text: String(s.tasks) }),
     el('td', { class: 'num', text: s.leased ? String(s.leased) : '' }),
-    el('td', { text: s.oldestReady ? ago(s.oldestReady, nowMs) : '' }))));
+    el('td', {}, since(s.oldestReady)))));
   return el('section', { class: 'panel machine', dataset: { machine: m.name } },
     el('h3', {}, el('a', { href: link('/machine/' + encodeURIComponent(m.name)), text: m.name }), el('span', { class: 'muted', text: ' v' + m.version })),
     m.description ? el('p', { class: 'muted', text: m.description }) : null,
@@ -253,9 +266,9 @@ export function tasksView(app, params) {
   if (after) query.after = after;
   const path = '/tasks?' + new URLSearchParams(query).toString();
 
-  function render(page) {
-    errors.replaceChildren();
-    fill(body, page.items.map((t) => el('tr', { dataset: { id: t.id } },
+  const drawRows = keyed(body, (page) => page.items.length === 0
+    ? el('tr', {}, el('td', { colspan: 8, class: 'muted', text: 'No task matches.' }))
+    : page.items.map((t) => el('tr', { dataset: { id: t.id } },
       el('td', {}, el('a', { href: link('/task/' + t.id), text: '#' + t.id })),
       el('td', { text: t.machine }),
       el('td', {}, stateBadge(t.state, endingOf(app.machines.get(t.machine), t.state)), t.lease ? el('span', { class: 'tag', text: 'leased' }) : null),
@@ -265,14 +278,18 @@ export function tasksView(app, params) {
       el('td', { class: 'attrs' }, Object.entries(t.attributes).map(([k, v]) => el('span', { class: 'kv' }, el('span', { class: 'k', text: k }), '=', el('span', { class: 'v', text: v }))),
         t.moreAttributes ? el('span', { class: 'muted', text: '+' + t.moreAttributes }) : null),
       el('td', { class: 'error-code', text: t.lastErrorCode || '' }))));
-    if (page.items.length === 0) body.append(el('tr', {}, el('td', { colspan: 8, class: 'muted', text: 'No task matches.' })));
+
+  function render(page) {
+    errors.replaceChildren();
+    drawRows({ items: page.items, known: page.items.map((t) => !!app.machines.get(t.machine)) });
     status.textContent = page.items.length + (page.items.length === 1 ? ' task' : ' tasks') + (after ? ' after #' + after : '')
       + (current.q ? ' found among ' + page.scanned + ' read' : '');
-    fill(pager,
-      after ? el('a', { href: link('/tasks', current), text: '← first page' }) : null,
-      after && page.nextAfter ? ' · ' : null,
-      page.nextAfter ? el('a', { href: link('/tasks', Object.assign({}, current, { after: page.nextAfter })), text: 'next page →' }) : null);
+    drawPager(page.nextAfter);
   }
+  const drawPager = keyed(pager, (nextAfter) => [
+    after ? el('a', { href: link('/tasks', current), text: '← first page' }) : null,
+    after && nextAfter ? ' · ' : null,
+    nextAfter ? el('a', { href: link('/tasks', Object.assign({}, current, { after: nextAfter })), text: 'next page →' }) : null]);
 
   // the machines' definitions colour the states by how they end
   for (const m of o.machines) app.machine(m.name).catch(() => {});
@@ -303,15 +320,14 @@ export function taskView(app, id) {
     el('div', { class: 'title' }, heading, stateBox),
     errors,
     el('section', { class: 'panel' }, el('h2', { text: 'Actions' }), actions, result),
+    children,
     el('div', { class: 'columns' },
       el('section', { class: 'panel' }, el('h2', { text: 'Task' }), details, el('h3', { text: 'Last error' }), lastError),
       el('section', { class: 'panel' }, el('h2', { text: 'Attributes' }), table(['Key', 'Value'], attributes, { class: 'attributes' }), payload)),
-    children,
     el('section', { class: 'panel' }, el('h2', { text: 'Machine' }), diagramBox),
     el('section', { class: 'panel' }, el('h2', { text: 'History' }), timeline));
 
   let shownEvents = null;
-  let shownDiagram = null;
   let progressParts = null;
   let busy = false;
 
@@ -348,44 +364,42 @@ export function taskView(app, id) {
     return [el('dt', { text: term }), el('dd', {}, ...value)];
   }
 
-  function renderDetails(t, def) {
-    fill(heading, t.machine + ' #' + t.id);
-    fill(stateBox, stateBadge(t.state, t.ending, { id: 'task-state' }), t.terminal ? el('span', { class: 'tag', text: 'terminal' }) : null,
-      t.archived ? el('span', { class: 'tag', text: 'archived' }) : null);
-    fill(details,
-      row('Machine', el('a', { href: link('/machine/' + encodeURIComponent(t.machine)), text: t.machine }), ' v' + t.machineVersion),
-      row('Queue', el('a', { href: link('/tasks', { queue: t.queue }), text: t.queue })),
-      row('Parent', t.parentId ? el('a', { href: link('/task/' + t.parentId), text: '#' + t.parentId }) : '—'),
-      row('Attempts', String(t.attempts)),
-      row('Retries', String(t.retries)),
-      row('Priority', String(t.priority)),
-      row('Lease', t.lease ? el('span', { class: 'lease' }, el('span', { text: t.lease.owner }), ' · token ' + t.lease.fencingToken + ' · expires ', when(t.lease.expiresAt)) : 'none'),
-      row('Not before', when(t.notBefore)),
-      row('Idempotency key', t.idempotencyKey ? el('code', { text: t.idempotencyKey }) : '—'),
-      row('Created', when(t.createdAt)),
-      row('Updated', when(t.updatedAt)),
-      row('Version', String(t.version)));
-    if (t.lastError) {
-      fill(lastError, el('dl', { class: 'details error-details' },
-        row('Code', el('span', { class: 'error-code', text: t.lastError.code })),
-        row('Message', el('span', { class: 'error-message', text: t.lastError.message })),
-        row('Retryable', t.lastError.retryable ? 'yes' : 'no'),
-        row('Step', t.lastError.step || '—')));
-    } else {
-      fill(lastError, el('p', { class: 'muted', text: 'none' }));
-    }
-    const entries = Object.entries(t.attributes);
-    fill(attributes, entries.length ? entries.map(([k, v]) => el('tr', {}, el('td', { class: 'k', text: k }), el('td', { class: 'v' }, el('pre', { text: v }))))
-      : el('tr', {}, el('td', { colspan: 2, class: 'muted', text: 'none' })));
-    fill(payload, t.payload ? [el('h3', { text: 'Payload' }), el('pre', { class: 'payload', text: t.payload })] : null);
-    if (def && shownDiagram !== t.state) {
-      shownDiagram = t.state;
-      fill(diagramBox, drawDiagram(def, { current: t.state }), el('p', {}, el('a', { href: link('/machine/' + encodeURIComponent(t.machine)), text: 'the machine, its rows and its tasks →' })));
-    }
-  }
+  const drawState = keyed(stateBox, (t) => [stateBadge(t.state, t.ending, { id: 'task-state' }),
+    t.terminal ? el('span', { class: 'tag', text: 'terminal' }) : null,
+    t.archived ? el('span', { class: 'tag', text: 'archived' }) : null]);
 
-  function renderTimeline(history) {
-    fill(timeline, history.map((h) => el('li', { class: 'source-' + h.source.toLowerCase() },
+  const drawDetails = keyed(details, (t) => [
+    row('Machine', el('a', { href: link('/machine/' + encodeURIComponent(t.machine)), text: t.machine }), ' v' + t.machineVersion),
+    row('Queue', el('a', { href: link('/tasks', { queue: t.queue }), text: t.queue })),
+    row('Parent', t.parentId ? el('a', { href: link('/task/' + t.parentId), text: '#' + t.parentId }) : '—'),
+    row('Attempts', String(t.attempts)),
+    row('Retries', String(t.retries)),
+    row('Priority', String(t.priority)),
+    row('Lease', t.lease ? el('span', { class: 'lease' }, el('span', { text: t.lease.owner }), ' · token ' + t.lease.fencingToken + ' · expires ', when(t.lease.expiresAt)) : 'none'),
+    row('Not before', when(t.notBefore)),
+    row('Idempotency key', t.idempotencyKey ? el('code', { text: t.idempotencyKey }) : '—'),
+    row('Created', when(t.createdAt)),
+    row('Updated', when(t.updatedAt)),
+    row('Version', String(t.version))]);
+
+  const drawError = keyed(lastError, (e) => (e
+    ? el('dl', { class: 'details error-details' },
+      row('Code', el('span', { class: 'error-code', text: e.code })),
+      row('Message', el('span', { class: 'error-message', text: e.message })),
+      row('Retryable', e.retryable ? 'yes' : 'no'),
+      row('Step', e.step || '—'))
+    : el('p', { class: 'muted', text: 'none' })));
+
+  const drawAttributes = keyed(attributes, (values) => {
+    const entries = Object.entries(values);
+    return entries.length ? entries.map(([k, v]) => el('tr', {}, el('td', { class: 'k', text: k }), el('td', { class: 'v' }, el('pre', { text: v }))))
+      : el('tr', {}, el('td', { colspan: 2, class: 'muted', text: 'none' }));
+  });
+
+  const drawPayload = keyed(payload, (text) => (text ? [el('h3', { text: 'Payload' }), el('pre', { class: 'payload', text })] : null));
+
+  const drawTimeline = keyed(timeline, (history) => (history.length === 0 ? el('li', { class: 'muted', text: 'No change yet.' })
+    : history.map((h) => el('li', { class: 'source-' + h.source.toLowerCase() },
       el('div', { class: 'when' }, when(h.at)),
       el('div', { class: 'what' },
         el('span', { class: 'transition' }, el('span', { text: h.from }), ' → ', el('span', { text: h.to })),
@@ -393,8 +407,24 @@ export function taskView(app, id) {
         ' ', el('span', { class: 'by', text: 'by ' + h.source.toLowerCase() + (h.actor ? ' ' + h.actor : '') }),
         h.reason ? el('div', { class: 'reason', text: h.reason }) : null,
         h.commandKey ? el('div', { class: 'muted', text: 'command ' + h.commandKey }) : null),
-      el('div', { class: 'version', text: 'v' + h.version }))));
-    if (history.length === 0) timeline.append(el('li', { class: 'muted', text: 'No change yet.' }));
+      el('div', { class: 'version', text: 'v' + h.version })))));
+
+  const drawDiagramOf = keyed(diagramBox, ({ def, state }) => [drawDiagram(def, { current: state }),
+    el('p', {}, el('a', { href: link('/machine/' + encodeURIComponent(def.name)), text: 'the machine, its rows and its tasks →' }))]);
+
+  function renderDetails(t, def) {
+    heading.textContent = t.machine + ' #' + t.id;
+    drawState(t);
+    const fields = Object.assign({}, t);
+    delete fields.history;
+    delete fields.progress;
+    delete fields.attributes;
+    delete fields.userEvents;
+    drawDetails(fields);
+    drawError(t.lastError);
+    drawAttributes(t.attributes);
+    drawPayload(t.payload);
+    if (def) drawDiagramOf({ def, state: t.state });
   }
 
   function progressSection(t) {
@@ -433,7 +463,17 @@ export function taskView(app, id) {
         el('div', {}, el('h3', {}, 'Children ', el('a', { href: link('/tasks', { machine: t.children, parent: t.id }), text: '(all)' })),
           table(['ID', 'State', 'Attempts', 'Last error'], list, { class: 'tasks' }))));
     children.hidden = false;
-    return { bar, parts, percent, summary, byState, list, retry };
+    const childDef = () => app.machines.get(t.children);
+    const drawByState = keyed(byState, (counts) => Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => el('tr', { dataset: { state: s } },
+      el('td', {}, el('a', { href: link('/tasks', { machine: t.children, parent: t.id, state: s }) }, stateBadge(s, endingOf(childDef(), s)))),
+      el('td', { class: 'num', text: String(n) }))));
+    const drawList = keyed(list, (kids) => [kids.items.map((c) => el('tr', { dataset: { id: c.id } },
+      el('td', {}, el('a', { href: link('/task/' + c.id), text: '#' + c.id })),
+      el('td', {}, stateBadge(c.state, endingOf(childDef(), c.state))),
+      el('td', { class: 'num', text: String(c.attempts) }),
+      el('td', { class: 'error-code', text: c.lastErrorCode || '' }))),
+    kids.nextAfter ? el('tr', {}, el('td', { colspan: 4 }, el('a', { href: link('/tasks', { machine: t.children, parent: t.id }), text: 'more…' }))) : null]);
+    return { bar, parts, percent, summary, retry, drawByState, drawList };
   }
 
   function renderProgress(t, p, kids) {
@@ -445,7 +485,7 @@ export function taskView(app, id) {
       v.bar.setAttribute('aria-valuenow', '0');
       for (const part of Object.values(v.parts)) part.style.width = '0%';
       v.retry.disabled = true;
-      v.byState.replaceChildren();
+      v.drawByState({});
     } else {
       const share = (n) => (p.total ? (100 * n) / p.total : 0);
       v.parts.succeeded.style.width = share(p.succeeded) + '%';
@@ -459,18 +499,9 @@ export function taskView(app, id) {
         + p.cancelled + ' cancelled; ' + p.running + ' running, ' + p.waiting + ' waiting' + (p.sealed ? '' : ' (more may come)')
         + (p.resolution ? ' · resolved with ' + p.resolution : '');
       v.retry.disabled = p.failed === 0;
-      const childDef = app.machines.get(t.children);
-      fill(v.byState, Object.entries(p.byState).filter(([, n]) => n > 0).map(([s, n]) => el('tr', { dataset: { state: s } },
-        el('td', {}, el('a', { href: link('/tasks', { machine: t.children, parent: t.id, state: s }) }, stateBadge(s, endingOf(childDef, s)))),
-        el('td', { class: 'num', text: String(n) }))));
+      v.drawByState(p.byState);
     }
-    const childDef = app.machines.get(t.children);
-    fill(v.list, kids.items.map((c) => el('tr', {},
-      el('td', {}, el('a', { href: link('/task/' + c.id), text: '#' + c.id })),
-      el('td', {}, stateBadge(c.state, endingOf(childDef, c.state))),
-      el('td', { class: 'num', text: String(c.attempts) }),
-      el('td', { class: 'error-code', text: c.lastErrorCode || '' }))),
-    kids.nextAfter ? el('tr', {}, el('td', { colspan: 4 }, el('a', { href: link('/tasks', { machine: t.children, parent: t.id }), text: 'more…' }))) : null);
+    v.drawList({ items: kids.items, nextAfter: kids.nextAfter });
   }
 
   async function read() {
@@ -489,7 +520,7 @@ export function taskView(app, id) {
     renderActions(t);
     renderDetails(t, def);
     if (t.children) renderProgress(t, t.progress, kids);
-    renderTimeline(t.history);
+    drawTimeline(t.history);
   }
 
   return {

@@ -142,7 +142,7 @@ class DashboardApiTest {
         assertThat(t.path("history").get(0).path("source").asText()).isEqualTo("SYSTEM");
         assertThat(t.path("progress").isMissingNode()).as("an item has no children").isTrue();
         // a running task shows its lease
-        long running = service.addItem(Map.of("name", "detail-running", "plan", "gated"));
+        long running = service.addItem(Map.of("name", "detail-running", "gate", "api-running"));
         JsonNode r = awaitTask(running, inState("RUNNING")).json();
         assertThat(r.path("lease").path("owner").asText()).startsWith("dash-test@");
         assertThat(r.path("lease").path("fencingToken").asLong()).isPositive();
@@ -180,7 +180,7 @@ class DashboardApiTest {
         assertThat(names(guarded.json().path("allowed"))).containsExactlyInAnyOrder("RETRY", "CANCEL");
 
         // a named refusal
-        long running = service.addItem(Map.of("name", "fire-running", "plan", "gated"));
+        long running = service.addItem(Map.of("name", "fire-running", "gate", "api-running"));
         awaitTask(running, inState("RUNNING"));
         ApiClient.Response held = api.post("/ui/api/tasks/" + running + "/events", "{\"event\":\"HOLD\"}");
         assertThat(held.status()).isEqualTo(409);

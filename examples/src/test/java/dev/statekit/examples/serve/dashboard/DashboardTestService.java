@@ -32,8 +32,8 @@ import java.util.concurrent.TimeoutException;
  * The dashboard tests' own service: batches (parents) of items (children) on one queue, run by a
  * worker the test controls.
  *
- * <p>An item's worker waits for the gate ({@link Control#open()}) when the item's {@code plan} is
- * {@code gated}, and fails with {@value #FAILED_CODE} while its name is in
+ * <p>An item's worker waits for the gate its attribute {@code gate} names, until the test opens
+ * it ({@link Control#open}), and then fails with {@value #FAILED_CODE} while its name is in
  * {@link Control#failing}. A failed item may be retried by a user unless its attribute
  * {@code locked} is {@code true} (the guard refuses with {@value #LOCKED_CODE}); a running item
  * cannot be held ({@value #RUNNING_CODE}).
@@ -100,11 +100,25 @@ final class DashboardTestService implements Service {
     static final class Control {
         /** The names of the items whose work fails. */
         final Set<String> failing = ConcurrentHashMap.newKeySet();
-        private final CompletableFuture<Void> gate = new CompletableFuture<>();
+        private final Map<String, CompletableFuture<Void>> gates = new ConcurrentHashMap<>();
+        private volatile boolean closing;
 
-        /** Lets every gated item finish. */
-        void open() {
-            gate.complete(null);
+        /** Returns the gate named {@code name}. */
+        CompletableFuture<Void> gate(String name) {
+            CompletableFuture<Void> gate = gates.computeIfAbsent(name, n -> new CompletableFuture<>());
+            if (closing) gate.complete(null);
+            return gate;
+        }
+
+        /** Lets the items waiting at gate {@code name} finish, and those that come to it later pass. */
+        void open(String name) {
+            gate(name).complete(null);
+        }
+
+        /** Opens every gate, for the service to stop. */
+        void openAll() {
+            closing = true;
+            gates.values().forEach(g -> g.complete(null));
         }
     }
 
@@ -152,11 +166,13 @@ final class DashboardTestService implements Service {
 
     private WorkResult work(WorkContext<ItemState> ctx) throws InterruptedException {
         String name = ctx.task().attributes().getOrDefault("name", "");
-        if ("gated".equals(ctx.task().attribute("plan"))) {
-            while (!control.gate.isDone()) {
+        String gateName = ctx.task().attribute("gate");
+        if (gateName != null) {
+            CompletableFuture<Void> gate = control.gate(gateName);
+            while (!gate.isDone()) {
                 if (ctx.cancelled()) return WorkResult.fatal("STOPPED", "stopped while waiting for the gate");
                 try {
-                    control.gate.get(50, TimeUnit.MILLISECONDS);
+                    gate.get(50, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
                     // not open yet: look at the cancel signal again
                 }
@@ -225,7 +241,7 @@ final class DashboardTestService implements Service {
 
     @Override
     public void close() {
-        control.open();
+        control.openAll();
         runtime.close();
     }
 }
