@@ -13,9 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,6 +33,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedCondition;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -90,6 +95,8 @@ class DashboardBrowserTest {
                 "--force-device-scale-factor=1", "--lang=en-US", "--hide-scrollbars");
         // an alert stays open, so that the test would see one
         options.setUnhandledPromptBehaviour(UnexpectedAlertBehaviour.IGNORE);
+        // the console, to see script errors and refused content (the service's content security policy)
+        options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
         driver = new ChromeDriver(driverService, options);
     }
 
@@ -102,6 +109,22 @@ class DashboardBrowserTest {
             if (running != null) running.close();
             if (readOnly != null) readOnly.close();
         }
+    }
+
+    /**
+     * Checks the console after each test: no script error and nothing the content security policy
+     * refused. An answer with an error status (a refusal's 409, a read-only 403) is logged by the
+     * browser as a failed load, and is what the tests ask for.
+     */
+    @AfterEach
+    void theConsoleHasNoErrors() {
+        List<String> errors = new ArrayList<>();
+        for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
+            if (e.getLevel().intValue() >= Level.SEVERE.intValue() && !e.getMessage().contains("Failed to load resource: the server responded")) {
+                errors.add(e.getMessage());
+            }
+        }
+        assertThat(errors).isEmpty();
     }
 
     private static WebDriverWait waiting() {
