@@ -1,22 +1,318 @@
 package dev.statekit.examples.serve;
 
+import dev.statekit.core.GroupProgress;
+import dev.statekit.core.HistoryStep;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.Page;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.StateCount;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
- * The web dashboard every service serves at {@code /ui}.
+ * The web dashboard every service serves at {@code /ui}: a page of plain HTML, CSS and JavaScript
+ * modules served by the service itself, over a JSON API under {@code /ui/api}.
+ *
+ * <p>It knows a service only through {@link Service#machines()}, {@link Service#queues()},
+ * {@link Service#engine()} and {@link Service#runtime()}:
+ * <ul>
+ *   <li>{@code GET /ui/api/overview}: the system, its queues (paused, why, concurrency limit,
+ *       tasks and leases) and its machines with their tasks counted by state
+ *       ({@link Store#stateCounts});</li>
+ *   <li>{@code GET /ui/api/machines/{machine}}: a machine's states and rows, for its diagram;</li>
+ *   <li>{@code GET /ui/api/tasks?machine=&state=&queue=&parent=&q=&after=&limit=}: one page of
+ *       tasks, filtered, and searched for {@code q} in their ids, attributes, keys and errors;</li>
+ *   <li>{@code GET /ui/api/tasks/{id}}: a task with its attributes, last error, lease, the user
+ *       events of its state, its history and, for a parent, its children's progress;</li>
+ *   <li>{@code POST /ui/api/tasks/{id}/events} {@code {"event": …}}: fires a user event through
+ *       {@link Service#fireUser} (a refusal is the table's 409 with its {@code error_code});</li>
+ *   <li>{@code POST /ui/api/tasks/{id}/retry-failed-children}: {@link Service#retryFailedChildren};</li>
+ *   <li>{@code POST /ui/api/queues/{queue}/pause}, {@code /resume}, {@code /stop-after-current},
+ *       {@code /concurrency} {@code {"limit": n}}: the queue's controls.</li>
+ * </ul>
+ * With {@code --read-only-dashboard} the page shows no controls and every POST answers 403
+ * {@code FORBIDDEN}. The actor of a change is the request's {@code X-User}.
  */
 final class Dashboard {
+    private static final Logger log = LoggerFactory.getLogger(Dashboard.class);
+    /** Where the page's files are, on the class path. */
+    static final String ASSETS = "dev/statekit/examples/serve/ui/";
+    /** The page's files and their content types. */
+    static final Map<String, String> FILES = Map.of(
+            "app.js", "text/javascript; charset=utf-8",
+            "api.js", "text/javascript; charset=utf-8",
+            "dom.js", "text/javascript; charset=utf-8",
+            "views.js", "text/javascript; charset=utf-8",
+            "diagram.js", "text/javascript; charset=utf-8",
+            "app.css", "text/css; charset=utf-8",
+            "icon.svg", "image/svg+xml");
+    /** The largest page of tasks. */
+    static final int MAX_LIMIT = 200;
+    /** How many tasks one search reads at most before it answers with what it found. */
+    static final int SEARCH_SCAN = 5_000;
+
     private final Service service;
     private final String system;
     private final boolean readOnly;
+    private final Map<String, String> files = new LinkedHashMap<>();
+    private final String index;
 
     Dashboard(Service service, String system, boolean readOnly) {
         this.service = service;
         this.system = system;
         this.readOnly = readOnly;
+        for (String name : FILES.keySet()) files.put(name, resource(name));
+        this.index = resource("index.html");
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = Dashboard.class.getClassLoader().getResourceAsStream(ASSETS + name)) {
+            if (in == null) throw new IllegalStateException("the dashboard's file " + name + " is missing from the class path");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** Adds the dashboard's routes. */
     void routes(Router router) {
-        router.get("/ui", x -> Reply.text("text/plain; charset=utf-8", system + " (" + service.machines().size() + " machines"
-                + (readOnly ? ", read-only" : "") + ")"));
+        router.get("/ui", x -> Reply.text("text/html; charset=utf-8", index));
+        router.get("/ui/assets/{file}", this::asset);
+        router.get("/ui/api/overview", x -> Reply.ok(overview()));
+        router.get("/ui/api/machines/{machine}", x -> Reply.ok(DashboardViews.machine(machine(x.parameter("machine")))));
+        router.get("/ui/api/tasks", this::tasks);
+        router.get("/ui/api/tasks/{id}", x -> Reply.ok(task(x.id("id"))));
+        router.post("/ui/api/tasks/{id}/events", change(this::fire));
+        router.post("/ui/api/tasks/{id}/retry-failed-children", change(this::retryFailedChildren));
+        router.post("/ui/api/queues/{queue}/pause", change(x -> queueControl(x, "pause")));
+        router.post("/ui/api/queues/{queue}/resume", change(x -> queueControl(x, "resume")));
+        router.post("/ui/api/queues/{queue}/stop-after-current", change(x -> queueControl(x, "stop-after-current")));
+        router.post("/ui/api/queues/{queue}/concurrency", change(x -> queueControl(x, "concurrency")));
+    }
+
+    /** A route that changes something: 403 when the dashboard is read-only. */
+    private Route change(Route route) {
+        return x -> {
+            if (readOnly) throw new ApiException(403, "FORBIDDEN", "the dashboard is read-only (--read-only-dashboard)");
+            return route.handle(x);
+        };
+    }
+
+    private Reply asset(Exchange x) {
+        String name = x.parameter("file");
+        String type = FILES.get(name);
+        if (type == null) throw new ApiException(404, "NOT_FOUND", "the dashboard has no file " + Router.truncate(name));
+        return Reply.text(type, files.get(name));
+    }
+
+    // --- reads ------------------------------------------------------------------------------
+
+    private Map<String, Object> overview() {
+        TransitionEngine engine = service.engine();
+        Instant now = engine.clock().now();
+        List<StateCount> counts = engine.store().stateCounts(now);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("system", system);
+        body.put("readOnly", readOnly);
+        body.put("now", now.toString());
+        List<Object> machines = new ArrayList<>();
+        for (Machine<?, ?> m : machines().values()) machines.add(DashboardViews.machineCounts(m, counts));
+        body.put("machines", machines);
+        List<Object> queues = new ArrayList<>();
+        for (String q : service.queues()) queues.add(queue(q, counts));
+        body.put("queues", queues);
+        return body;
+    }
+
+    private Map<String, Object> queue(String name, List<StateCount> counts) {
+        return DashboardViews.queue(service.engine().store().queue(name), counts, machines());
+    }
+
+    private Reply tasks(Exchange x) {
+        Optional<String> machineName = x.query("machine");
+        Machine<?, ?> machine = null;
+        if (machineName.isPresent()) {
+            machine = machines().get(machineName.get());
+            if (machine == null) {
+                throw new ApiException(400, "INVALID_QUERY", "machine: this service has no machine '"
+                        + Router.truncate(machineName.get()) + "'; its machines: " + String.join(", ", machines().keySet()), "machine", null);
+            }
+        }
+        TaskQuery query = TaskQuery.all();
+        if (machine != null) query = query.machine(machine.name());
+        Optional<String> state = x.query("state");
+        if (state.isPresent()) {
+            if (machine != null && machine.state(state.get()) == null) {
+                throw new ApiException(400, "INVALID_QUERY", "state: machine " + machine.name() + " has no state '"
+                        + Router.truncate(state.get()) + "'", "state", null);
+            }
+            query = query.states(List.of(state.get()));
+        }
+        Optional<String> queue = x.query("queue");
+        if (queue.isPresent()) query = query.queue(queue.get());
+        long parent = x.queryLong("parent", 0, 1, Long.MAX_VALUE);
+        if (parent > 0) query = query.parent(parent);
+        long after = x.queryLong("after", 0, 0, Long.MAX_VALUE);
+        int limit = (int) x.queryLong("limit", 50, 1, MAX_LIMIT);
+        Optional<String> q = x.query("q");
+        Store store = service.engine().store();
+        List<Object> items = new ArrayList<>();
+        Long next;
+        long scanned = 0;
+        if (q.isEmpty()) {
+            Page<TaskRecord> page = store.query(query.after(after).limit(limit));
+            for (TaskRecord r : page.items()) items.add(DashboardViews.summary(r));
+            next = page.nextAfterId();
+            scanned = page.items().size();
+        } else {
+            String needle = q.get().toLowerCase(Locale.ROOT);
+            next = after;
+            while (next != null && items.size() < limit && scanned < SEARCH_SCAN) {
+                Page<TaskRecord> page = store.query(query.after(next).limit(500));
+                next = page.nextAfterId();
+                for (TaskRecord r : page.items()) {
+                    scanned++;
+                    if (DashboardViews.matches(r, needle)) items.add(DashboardViews.summary(r));
+                    if (items.size() == limit) {
+                        // the next search goes on after this task, or after the page when it was the page's last
+                        boolean last = r == page.items().get(page.items().size() - 1);
+                        next = last ? page.nextAfterId() : Long.valueOf(r.id());
+                        break;
+                    }
+                }
+            }
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("items", items);
+        body.put("nextAfter", next);
+        body.put("scanned", scanned);
+        return Reply.ok(body);
+    }
+
+    private Map<String, Object> task(long id) {
+        TransitionEngine engine = service.engine();
+        Store store = engine.store();
+        boolean archived = false;
+        Optional<TaskRecord> found = store.find(id);
+        if (found.isEmpty()) {
+            found = store.findArchived(id).map(ArchivedTask::task);
+            archived = found.isPresent();
+        }
+        TaskRecord record = found.orElseThrow(() -> ApiException.notFound("task", id));
+        Machine<?, ?> machine = machines().get(record.machine());
+        if (machine == null) {
+            throw new ApiException(404, "NOT_FOUND", "task " + id + " is a task of machine " + Router.truncate(record.machine())
+                    + ", which this service does not serve");
+        }
+        Map<String, Object> body = DashboardViews.detail(record, machine);
+        body.put("archived", archived);
+        body.put("userEvents", Fires.userEvents(machine, record.state()));
+        List<Object> history = new ArrayList<>();
+        for (HistoryStep<?, ?> step : engine.history(machine, id)) history.add(DashboardViews.entry(step.entry()));
+        body.put("history", history);
+        if (machine.children() != null) {
+            Optional<GroupProgress> progress = engine.progress(machine, id);
+            body.put("progress", progress.map(DashboardViews::progress).orElse(null));
+        }
+        return body;
+    }
+
+    // --- changes ----------------------------------------------------------------------------
+
+    private Reply fire(Exchange x) {
+        long id = x.id("id");
+        String actor = x.actor();
+        JsonBody body = x.body().requireOnly(Set.of("event"));
+        String event = body.requireString("event", 100);
+        Machine<?, ?> machine = machineOf(id);
+        Outcome<?> outcome = service.fireUser(machine, id, event, actor);
+        if (outcome instanceof Outcome.Refused<?> refused) {
+            log.info("dashboard: {} fired {} on {} {}: refused {}", actor, event, machine.name(), id, refused.reasonCode());
+        } else {
+            log.info("dashboard: {} fired {} on {} {}", actor, event, machine.name(), id);
+        }
+        return Fires.reply(machine, outcome, 200, outcome instanceof Outcome.Applied<?> ? Fires.applied(outcome) : Map.of());
+    }
+
+    private Reply retryFailedChildren(Exchange x) {
+        long id = x.id("id");
+        String actor = x.actor();
+        x.body().requireOnly(Set.of());
+        Machine<?, ?> machine = machineOf(id);
+        log.info("dashboard: {} retries the failed children of {} {}", actor, machine.name(), id);
+        return service.retryFailedChildren(machine, id, actor);
+    }
+
+    private Reply queueControl(Exchange x, String action) {
+        String queue = URLDecoder.decode(x.parameter("queue"), StandardCharsets.UTF_8);
+        if (!service.queues().contains(queue)) {
+            throw new ApiException(404, "NOT_FOUND", "this service has no queue " + Router.truncate(queue)
+                    + "; its queues: " + String.join(", ", service.queues()));
+        }
+        String actor = x.actor();
+        JsonBody body = x.body().requireOnly(action.equals("concurrency") ? Set.of("limit") : Set.of());
+        TaskRuntime runtime = service.runtime();
+        Store store = service.engine().store();
+        switch (action) {
+            case "pause" -> runtime.pause(queue);
+            case "resume" -> runtime.resume(queue);
+            case "stop-after-current" -> runtime.stopAfterCurrent(queue);
+            case "concurrency" -> {
+                long limit = body.integer("limit", 0, 10_000).orElseThrow(() -> ApiException.badField("limit", "is required"));
+                QueueRecord r = store.setConcurrency(queue, (int) limit);
+                if (!r.paused()) runtime.resume(queue);     // wakes the runtime: a raised limit may start tasks now
+            }
+            default -> throw new IllegalArgumentException(action);
+        }
+        log.info("dashboard: {} {} queue {}", actor, action, queue);
+        return Reply.ok(queue(queue, store.stateCounts(service.engine().clock().now())));
+    }
+
+    // --- machines ---------------------------------------------------------------------------
+
+    /** Returns the service's machines by name, and the machines of their children. */
+    private Map<String, Machine<?, ?>> machines() {
+        Map<String, Machine<?, ?>> all = new LinkedHashMap<>();
+        for (Machine<?, ?> m : service.machines()) all.putIfAbsent(m.name(), m);
+        for (Machine<?, ?> m : service.machines()) {
+            if (m.children() != null) all.putIfAbsent(m.children().machine().name(), m.children().machine());
+        }
+        return all;
+    }
+
+    private Machine<?, ?> machine(String name) {
+        Machine<?, ?> m = machines().get(name);
+        if (m == null) throw new ApiException(404, "NOT_FOUND", "this service has no machine " + Router.truncate(name));
+        return m;
+    }
+
+    private Machine<?, ?> machineOf(long id) {
+        TaskRecord record = service.engine().store().find(id).orElseThrow(() -> ApiException.notFound("task", id));
+        Machine<?, ?> machine = machines().get(record.machine());
+        if (machine == null) {
+            throw new ApiException(404, "NOT_FOUND", "task " + id + " is a task of machine " + Router.truncate(record.machine())
+                    + ", which this service does not serve");
+        }
+        return machine;
     }
 }

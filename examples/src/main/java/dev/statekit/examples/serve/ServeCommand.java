@@ -80,6 +80,12 @@ public final class ServeCommand {
         String system = args.get(0);
         Service.Factory factory = Systems.byName(system).orElseThrow(() -> new IllegalArgumentException(
                 "unknown system '" + system + "'; known systems: " + String.join(", ", Systems.names())));
+        return parse(factory, args.subList(1, args.size()));
+    }
+
+    /** Parses the options {@code args} (after the system's name) of {@code factory}'s system. */
+    static Options parse(Service.Factory factory, List<String> args) {
+        String system = factory.name();
         int port = 8080;
         String host = "127.0.0.1";
         Path data = null;
@@ -91,7 +97,7 @@ public final class ServeCommand {
         boolean readOnly = false;
         Map<String, String> serviceOptions = new LinkedHashMap<>();
         List<String> seen = new ArrayList<>();
-        for (int i = 1; i < args.size(); i++) {
+        for (int i = 0; i < args.size(); i++) {
             String option = args.get(i);
             if (!option.startsWith("--")) throw new IllegalArgumentException("unexpected argument '" + option + "'");
             if (seen.contains(option)) throw new IllegalArgumentException(option + " is given twice");
@@ -235,9 +241,25 @@ public final class ServeCommand {
         return start(parse(args), out);
     }
 
+    /**
+     * Starts the service of {@code factory}, which need not be one of {@link Systems#all()}, with
+     * the options {@code args} (what follows the system's name on the command line) in this process,
+     * as {@link #start(List, PrintStream)} does: for tests of the serving layer with a service of
+     * their own.
+     *
+     * @throws IllegalArgumentException saying what is wrong with {@code args}
+     * @throws Exception                when the service cannot start
+     */
+    public static Running start(Service.Factory factory, List<String> args, PrintStream out) throws Exception {
+        return start(factory, parse(factory, args), out);
+    }
+
     /** Opens the store, creates and starts the service and its server, and prints where it listens. */
     static Running start(Options options, PrintStream out) throws Exception {
-        Service.Factory factory = Systems.byName(options.system()).orElseThrow();
+        return start(Systems.byName(options.system()).orElseThrow(), options, out);
+    }
+
+    private static Running start(Service.Factory factory, Options options, PrintStream out) throws Exception {
         Files.createDirectories(options.dataDir());
         String prefix = options.tablePrefix();
         Stores.Opened store;

@@ -1,0 +1,283 @@
+package dev.statekit.examples.serve;
+
+import dev.statekit.core.Ending;
+import dev.statekit.core.GroupProgress;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Transition;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.StateCount;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The dashboard's JSON: tasks, machines, queues and progress as maps of strings, numbers and
+ * booleans. Every value a task carries goes out as a JSON string; the page renders it as text.
+ */
+final class DashboardViews {
+    /** How many attributes a task's line in a list shows. */
+    static final int SUMMARY_ATTRIBUTES = 4;
+    /** How long an attribute's value in a list may be before it is cut. */
+    static final int SUMMARY_VALUE = 120;
+
+    private DashboardViews() {}
+
+    /** Returns a machine's definition for its diagram: states, rows, and what its tasks' children are. */
+    static <S extends Enum<S>, E extends Enum<E>> Map<String, Object> machine(Machine<S, E> machine) {
+        Map<String, Object> body = header(machine);
+        List<Object> states = new ArrayList<>();
+        for (S s : machine.states()) {
+            Map<String, Object> state = state(machine, s);
+            state.put("userEvents", Fires.userEvents(machine, s.name()));
+            states.add(state);
+        }
+        body.put("states", states);
+        List<Object> rows = new ArrayList<>();
+        for (Transition<S, E> t : machine.transitions()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("from", t.from().name());
+            row.put("event", t.event().name());
+            row.put("to", t.to().name());
+            List<String> sources = new ArrayList<>();
+            for (TriggerSource source : t.sources()) sources.add(source.name());
+            row.put("sources", sources);
+            row.put("guard", t.guardName());
+            row.put("label", t.label());
+            rows.add(row);
+        }
+        body.put("transitions", rows);
+        return body;
+    }
+
+    /** Returns a machine with its tasks counted by state (every state, zero included) from {@code counts}. */
+    static <S extends Enum<S>, E extends Enum<E>> Map<String, Object> machineCounts(Machine<S, E> machine, List<StateCount> counts) {
+        Map<String, Object> body = header(machine);
+        long total = 0;
+        List<Object> states = new ArrayList<>();
+        for (S s : machine.states()) {
+            long tasks = 0;
+            long leased = 0;
+            Instant oldest = null;
+            for (StateCount c : counts) {
+                if (!c.machine().equals(machine.name()) || !c.state().equals(s.name())) continue;
+                tasks += c.tasks();
+                leased += c.leased();
+                oldest = earlier(oldest, c.oldestReady());
+            }
+            total += tasks;
+            Map<String, Object> state = state(machine, s);
+            state.put("tasks", tasks);
+            state.put("leased", leased);
+            state.put("oldestReady", text(oldest));
+            states.add(state);
+        }
+        // a state the machine no longer has, whose tasks await a migration
+        Map<String, Long> unknown = new TreeMap<>();
+        for (StateCount c : counts) {
+            if (c.machine().equals(machine.name()) && machine.state(c.state()) == null) unknown.merge(c.state(), c.tasks(), Long::sum);
+        }
+        for (Map.Entry<String, Long> u : unknown.entrySet()) {
+            Map<String, Object> state = new LinkedHashMap<>();
+            state.put("name", u.getKey());
+            state.put("unknown", true);
+            state.put("tasks", u.getValue());
+            states.add(state);
+            total += u.getValue();
+        }
+        body.put("total", total);
+        body.put("states", states);
+        return body;
+    }
+
+    private static Map<String, Object> header(Machine<?, ?> machine) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", machine.name());
+        body.put("version", machine.version());
+        body.put("description", machine.description());
+        body.put("initial", machine.initial().name());
+        body.put("children", machine.children() == null ? null : machine.children().machine().name());
+        return body;
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> Map<String, Object> state(Machine<S, E> machine, S s) {
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("name", s.name());
+        state.put("initial", s == machine.initial());
+        state.put("terminal", machine.isTerminal(s));
+        Ending ending = machine.ending(s);
+        state.put("ending", ending == null ? null : ending.name());
+        state.put("retired", machine.retired().contains(s));
+        state.put("running", machine.runPolicy() != null && machine.runPolicy().runningStates(machine).contains(s)
+                || machine.stages().values().stream().anyMatch(p -> p.runningStates(machine).contains(s)));
+        return state;
+    }
+
+    /** Returns a queue: its control record and its tasks from {@code counts}. */
+    static Map<String, Object> queue(QueueRecord record, List<StateCount> counts, Map<String, Machine<?, ?>> machines) {
+        long active = 0;
+        long leased = 0;
+        long finished = 0;
+        Instant oldest = null;
+        for (StateCount c : counts) {
+            if (!c.queue().equals(record.name())) continue;
+            Machine<?, ?> m = machines.get(c.machine());
+            if (m != null && isTerminal(m, c.state())) {
+                finished += c.tasks();
+            } else {
+                active += c.tasks();
+            }
+            leased += c.leased();
+            oldest = earlier(oldest, c.oldestReady());
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", record.name());
+        body.put("paused", record.paused());
+        body.put("pauseReason", record.pauseReason());
+        body.put("concurrency", record.concurrency());
+        body.put("active", active);
+        body.put("leased", leased);
+        body.put("finished", finished);
+        body.put("oldestReady", text(oldest));
+        return body;
+    }
+
+    private static <S extends Enum<S>> boolean isTerminal(Machine<S, ?> m, String state) {
+        S s = m.state(state);
+        return s != null && m.isTerminal(s);
+    }
+
+    /** Returns a task as a line of a list: its place, and its first attributes cut short. */
+    static Map<String, Object> summary(TaskRecord r) {
+        Map<String, Object> body = base(r);
+        Map<String, String> attributes = new LinkedHashMap<>();
+        for (Map.Entry<String, String> a : r.attributes().asMap().entrySet()) {
+            if (attributes.size() == SUMMARY_ATTRIBUTES) break;
+            String v = a.getValue();
+            attributes.put(a.getKey(), v.length() > SUMMARY_VALUE ? v.substring(0, SUMMARY_VALUE) + "…" : v);
+        }
+        body.put("attributes", attributes);
+        body.put("moreAttributes", Math.max(0, r.attributes().size() - SUMMARY_ATTRIBUTES));
+        body.put("lastErrorCode", r.lastError() == null ? null : r.lastError().code());
+        return body;
+    }
+
+    /** Returns every field of a task: attributes, payload, last error, lease. */
+    static Map<String, Object> detail(TaskRecord r, Machine<?, ?> machine) {
+        Map<String, Object> body = base(r);
+        body.put("machineVersion", r.machineVersion());
+        body.put("terminal", isTerminal(machine, r.state()));
+        Ending ending = machine.ending(r.state());
+        body.put("ending", ending == null ? null : ending.name());
+        body.put("sequence", r.sequence());
+        body.put("notBefore", text(r.notBefore()));
+        body.put("idempotencyKey", r.idempotencyKey());
+        body.put("createdAt", r.createdAt().toString());
+        body.put("attributes", new LinkedHashMap<>(r.attributes().asMap()));
+        body.put("payload", r.payload());
+        TaskError e = r.lastError();
+        if (e == null) {
+            body.put("lastError", null);
+        } else {
+            Map<String, Object> error = new LinkedHashMap<>();
+            error.put("code", e.code());
+            error.put("message", e.message());
+            error.put("retryable", e.retryable());
+            error.put("step", e.step());
+            body.put("lastError", error);
+        }
+        body.put("children", machine.children() == null ? null : machine.children().machine().name());
+        return body;
+    }
+
+    private static Map<String, Object> base(TaskRecord r) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", r.id());
+        body.put("machine", r.machine());
+        body.put("state", r.state());
+        body.put("queue", r.queue());
+        body.put("priority", r.priority());
+        body.put("parentId", r.parentId());
+        body.put("attempts", r.attempts());
+        body.put("retries", r.retries());
+        body.put("version", r.version());
+        body.put("updatedAt", r.updatedAt().toString());
+        Lease lease = r.lease();
+        if (lease == null) {
+            body.put("lease", null);
+        } else {
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("owner", lease.owner());
+            l.put("fencingToken", lease.fencingToken());
+            l.put("expiresAt", lease.expiresAt().toString());
+            body.put("lease", l);
+        }
+        return body;
+    }
+
+    /** Returns one history entry. */
+    static Map<String, Object> entry(HistoryEntry e) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("version", e.version());
+        body.put("from", e.from());
+        body.put("to", e.to());
+        body.put("event", e.event());
+        body.put("source", e.source().name());
+        body.put("actor", e.actor());
+        body.put("reason", e.reason());
+        body.put("at", e.at().toString());
+        body.put("commandKey", e.commandKey());
+        return body;
+    }
+
+    /** Returns a group's progress, with the share of its members that have ended, in whole percent. */
+    static Map<String, Object> progress(GroupProgress p) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("total", p.total());
+        body.put("succeeded", p.succeeded());
+        body.put("failed", p.failed());
+        body.put("cancelled", p.cancelled());
+        body.put("running", p.running());
+        body.put("waiting", p.waiting());
+        body.put("ended", p.ended());
+        body.put("percent", p.total() == 0 ? 0 : p.ended() * 100 / p.total());
+        body.put("sealed", p.sealed());
+        body.put("resolution", p.resolution());
+        body.put("byState", new TreeMap<>(p.byState()));
+        return body;
+    }
+
+    /** Returns whether task {@code r} holds {@code needle} (lower case) in its id, state, key, attributes or last error. */
+    static boolean matches(TaskRecord r, String needle) {
+        if (Long.toString(r.id()).equals(needle)) return true;
+        if (has(r.state(), needle) || has(r.idempotencyKey(), needle)) return true;
+        for (Map.Entry<String, String> a : r.attributes().asMap().entrySet()) {
+            if (has(a.getKey(), needle) || has(a.getValue(), needle)) return true;
+        }
+        TaskError e = r.lastError();
+        return e != null && (has(e.code(), needle) || has(e.message(), needle));
+    }
+
+    private static boolean has(@Nullable String text, String needle) {
+        return text != null && text.toLowerCase(Locale.ROOT).contains(needle);
+    }
+
+    private static @Nullable Instant earlier(@Nullable Instant a, @Nullable Instant b) {
+        if (a == null) return b;
+        if (b == null) return a;
+        return a.isBefore(b) ? a : b;
+    }
+
+    private static @Nullable String text(@Nullable Instant at) {
+        return at == null ? null : at.toString();
+    }
+}
