@@ -33,13 +33,23 @@ class DataSourceCheckTest {
     }
 
     /**
-     * Returns the check's WARN lines that the tests' slf4j binding (slf4j-simple, which writes to
-     * the {@code System.err} of the moment) printed while {@code work} ran.
+     * Returns the check's WARN lines that the tests' slf4j binding (slf4j-simple) printed while
+     * {@code work} ran: to the log file the build gives it ({@code org.slf4j.simpleLogger.logFile}),
+     * or else to the {@code System.err} of the moment.
      */
     static List<String> warningsWhile(Work work) throws Exception {
         assertThat(LoggerFactory.getILoggerFactory().getClass().getName()).as("the slf4j binding of the tests")
                 .isEqualTo("org.slf4j.simple.SimpleLoggerFactory");
         assertThat(LoggerFactory.getLogger(DataSourceCheck.class).isWarnEnabled()).isTrue();
+        String logFile = System.getProperty("org.slf4j.simpleLogger.logFile");
+        if (logFile != null && !logFile.equals("System.err") && !logFile.equals("System.out")) {
+            java.nio.file.Path log = java.nio.file.Paths.get(logFile);
+            long before = java.nio.file.Files.exists(log) ? java.nio.file.Files.size(log) : 0;
+            work.run();
+            byte[] all = java.nio.file.Files.readAllBytes(log);
+            String printed = new String(all, (int) before, all.length - (int) before, StandardCharsets.UTF_8);
+            return printed.lines().filter(line -> line.contains(WARNING)).toList();
+        }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream original = System.err;
         System.setErr(new PrintStream(bytes, true, StandardCharsets.UTF_8));

@@ -157,10 +157,11 @@ public final class HttpServer implements AutoCloseable {
             String method = request.getMethod().toUpperCase(Locale.ROOT);
             String path = Request.getPathInContext(request);
             try {
-                Router.Match match = router.match(method, path);
                 boolean changes = !method.equals("GET") && !method.equals("HEAD") && !method.equals("OPTIONS");
-                if (changes) checkChange(request);
+                // the body is read before anything is answered, so that the connection stays usable for the next request
                 byte[] body = changes ? readBody(request) : new byte[0];
+                Router.Match match = router.match(method, path);
+                if (changes) checkChange(request);
                 Map<String, List<String>> query = query(request);
                 Exchange exchange = new Exchange(method, path, match.parameters(), query, request.getHeaders()::get, body);
                 return match.route().handle(exchange);
@@ -246,6 +247,8 @@ public final class HttpServer implements AutoCloseable {
                 response.getHeaders().put("X-Frame-Options", "DENY");
             }
             response.getHeaders().put("Content-Length", String.valueOf(bytes.length));
+            // a body too large to read is left unread: the connection cannot carry another request
+            if (reply.status() == 413) response.getHeaders().put("Connection", "close");
             if (request.getMethod().equalsIgnoreCase("HEAD")) {
                 response.write(true, null, callback);
             } else {

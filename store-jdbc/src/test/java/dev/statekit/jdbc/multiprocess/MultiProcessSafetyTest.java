@@ -51,7 +51,8 @@ import org.junit.jupiter.api.Test;
  * history and none is missing; the limited queue's committed attempts never overlap in database
  * time, and, from the history in database order, no START on that queue happened while another
  * of its tasks was held (between a START and its COMPLETE or recovery RELEASE); after each kill,
- * every task the dead process held was started again within lease + poll + 1.5 s.
+ * every task the dead process held was started again within lease + poll + 5 s (a liveness bound
+ * with room for a loaded machine: the delays measured are printed, typically under lease + poll + 1 s).
  */
 class MultiProcessSafetyTest {
     static final int TASKS = 20_000;
@@ -65,7 +66,7 @@ class MultiProcessSafetyTest {
     static final Duration LEASE = Duration.ofMillis(2_000);
     static final Duration HEARTBEAT = Duration.ofMillis(500);
     static final Duration POLL = Duration.ofMillis(250);
-    static final Duration MARGIN = Duration.ofMillis(1_500);
+    static final Duration MARGIN = Duration.ofMillis(5_000);
     static final Duration DEADLINE = Duration.ofMinutes(4);
     static final int WORKERS = 3;
     static final int BATCH = 8;
