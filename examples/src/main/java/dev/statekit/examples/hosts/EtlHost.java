@@ -112,11 +112,12 @@ public final class EtlHost implements AutoCloseable {
         this.ocr = Objects.requireNonNull(ocr, "ocr");
         this.post = Objects.requireNonNull(post, "post");
         this.classifier = settings.classifier();
+        Retention finished = settings.finished();
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(settings.workers())
                 .leaseDuration(settings.lease()).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .registerStage(EtlTask.MACHINE, EtlTask.OCR_STAGE, this::parse)
                 .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess)
-                .retain(EtlTask.MACHINE, settings.finished());
+                .retain(EtlTask.MACHINE, finished);
         if (executor != null) b.executor(executor);
         this.runtime = b.build();
     }
