@@ -104,16 +104,6 @@ public final class EtlService implements Service {
         });
     }
 
-    /** Returns the host. */
-    EtlHost host() {
-        return host;
-    }
-
-    /** Returns the service's files. */
-    EtlFiles files() {
-        return files;
-    }
-
     @Override
     public TransitionEngine engine() {
         return host.engine();
