@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * committed, no call is made twice for one attempt, and each task has one result file.
  */
 class EtlKillTest {
-    static final String[] OPTIONS = {"--work-millis", "4000", "--lease-seconds", "3"};
+    static final String[] OPTIONS = {"--work-millis", "4000", "--lease-seconds", "5"};
 
     @TempDir
     Path data;
