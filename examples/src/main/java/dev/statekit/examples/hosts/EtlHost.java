@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.Authorizer;
 import dev.statekit.core.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Outcome;
@@ -75,7 +76,7 @@ public final class EtlHost implements AutoCloseable {
     private final TaskRuntime runtime;
     private final Ocr ocr;
     private final PostProcessor post;
-    private final ErrorClassifier classifier = ErrorClassifier.defaults();
+    private final ErrorClassifier classifier;
 
     /**
      * Creates a host over {@code store}.
@@ -98,16 +99,77 @@ public final class EtlHost implements AutoCloseable {
      */
     public EtlHost(Store store, Clock clock, @Nullable Executor executor, String owner, Ocr ocr, PostProcessor post,
                    Retention finished) {
-        this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this(store, clock, executor, owner, ocr, post, Settings.defaults().finished(finished));
+    }
+
+    /**
+     * Creates a host over {@code store} with {@code settings}: retention, who may control a task,
+     * the lease of a job, how many jobs run at once and how a stage's exception is classified.
+     */
+    public EtlHost(Store store, Clock clock, @Nullable Executor executor, String owner, Ocr ocr, PostProcessor post,
+                   Settings settings) {
+        this.engine = TransitionEngine.builder().store(store).clock(clock).authorizer(settings.authorizer()).build();
         this.ocr = Objects.requireNonNull(ocr, "ocr");
         this.post = Objects.requireNonNull(post, "post");
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(4)
-                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+        this.classifier = settings.classifier();
+        Retention finished = settings.finished();
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(settings.workers())
+                .leaseDuration(settings.lease()).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .registerStage(EtlTask.MACHINE, EtlTask.OCR_STAGE, this::parse)
                 .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess)
                 .retain(EtlTask.MACHINE, finished);
         if (executor != null) b.executor(executor);
         this.runtime = b.build();
+    }
+
+    /**
+     * How a host runs.
+     *
+     * @param finished   how long a finished task stays in the hot table, and where it goes then
+     * @param authorizer who may fire a person's command (cancel, retry) at a task
+     * @param lease      the lease of a running job: a job whose process died runs again (or fails, for OCR) once it expired
+     * @param workers    how many jobs of both stages run at once in this host
+     * @param classifier what an exception of the OCR or the post-processing means (its error code)
+     */
+    public record Settings(Retention finished, Authorizer authorizer, Duration lease, int workers, ErrorClassifier classifier) {
+        /** Checks the settings. */
+        public Settings {
+            Objects.requireNonNull(finished, "finished");
+            Objects.requireNonNull(authorizer, "authorizer");
+            Objects.requireNonNull(classifier, "classifier");
+            if (lease.isNegative() || lease.isZero()) throw new IllegalArgumentException("lease must be positive, was " + lease);
+            if (workers < 1) throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+        }
+
+        /** The defaults: {@link #FINISHED}, everybody may control every task, 30 s leases, 4 workers, the default classifier. */
+        public static Settings defaults() {
+            return new Settings(FINISHED, Authorizer.ALLOW_ALL, Duration.ofSeconds(30), 4, ErrorClassifier.defaults());
+        }
+
+        /** Returns these settings with {@code value} as the retention of finished tasks. */
+        public Settings finished(Retention value) {
+            return new Settings(value, authorizer, lease, workers, classifier);
+        }
+
+        /** Returns these settings with {@code value} as the authorizer. */
+        public Settings authorizer(Authorizer value) {
+            return new Settings(finished, value, lease, workers, classifier);
+        }
+
+        /** Returns these settings with {@code value} as the lease of a job. */
+        public Settings lease(Duration value) {
+            return new Settings(finished, authorizer, value, workers, classifier);
+        }
+
+        /** Returns these settings with {@code value} jobs at once. */
+        public Settings workers(int value) {
+            return new Settings(finished, authorizer, lease, value, classifier);
+        }
+
+        /** Returns these settings with {@code value} as the classifier of a stage's exceptions. */
+        public Settings classifier(ErrorClassifier value) {
+            return new Settings(finished, authorizer, lease, workers, value);
+        }
     }
 
     /** Creates a host on the system clock with pools of its own and the simulated OCR and post-processing. */
@@ -158,14 +220,26 @@ public final class EtlHost implements AutoCloseable {
 
     /** {@code POST /tasks/:id/cancel}: cancels a pending task; a started one is refused with {@code TASK_ALREADY_STARTED}. */
     public CancelResult<State> cancel(long id, String user) {
-        return runtime.cancel(EtlTask.MACHINE, id, Command.user(user).reason("POST /cancel"));
+        return cancel(id, Command.user(user).reason("POST /cancel"));
+    }
+
+    /** Cancels a pending task with {@code command} (a person's, with its reason and idempotency key). */
+    public CancelResult<State> cancel(long id, Command command) {
+        return runtime.cancel(EtlTask.MACHINE, id, command);
     }
 
     /** {@code POST /tasks/:id/retry} from {@code mineru} (null: the default) or {@code postprocess}. */
     public Outcome<State> retry(long id, @Nullable String fromStage, String user) {
-        Command c = Command.user(user).reason("POST /retry");
-        if (fromStage != null) c = c.set(EtlTask.FROM_STAGE, fromStage);
-        return runtime.retry(EtlTask.MACHINE, id, Event.RETRY, false, c);
+        return retry(id, fromStage, false, Command.user(user).reason("POST /retry"));
+    }
+
+    /**
+     * Retries a failed task from {@code mineru} (null: the default) or {@code postprocess} with
+     * {@code command}, at the front of its queue when {@code front}.
+     */
+    public Outcome<State> retry(long id, @Nullable String fromStage, boolean front, Command command) {
+        Command c = fromStage == null ? command : command.set(EtlTask.FROM_STAGE, fromStage);
+        return runtime.retry(EtlTask.MACHINE, id, Event.RETRY, front, c);
     }
 
     /** Pauses the OCR queue: no OCR job starts until {@link #resume()}. */
