@@ -60,8 +60,10 @@ import org.jspecify.annotations.Nullable;
  *       held by a live runtime that runs the task and has not let it expire, or by a runtime that
  *       crashed;</li>
  *   <li>no more tasks hold a lease than the queue's concurrency limit allows;</li>
- *   <li>the worker is called only for a task whose stored lease is the caller's, with the fencing
- *       token it was given, in a running state.</li>
+ *   <li>the worker is called only in a running state, and for a task whose stored lease is the
+ *       caller's, with the fencing token it was given, unless the task moved on since the claim
+ *       (its lease expired and it was recovered, cancelled or claimed again before the worker
+ *       started: such a worker runs on a stale claim and its writes are fenced).</li>
  * </ul>
  *
  * <p>{@link #settle()} then lets everything finish (a live runtime, the queue resumed, time moving
@@ -486,8 +488,13 @@ public final class RuntimeSimulation<S extends Enum<S>, E extends Enum<E>> {
         long id = ctx.task().id();
         TaskRecord stored = store.find(id).orElse(null);
         Lease held = stored == null ? null : stored.lease();
-        if (held == null || !held.owner().equals(owner) || held.fencingToken() != ctx.fencingToken()
-                || !running.contains(ctx.task().state())) {
+        // A claim and the worker's start are two moments: between them the lease may expire and the
+        // task move on (recovered, cancelled, claimed elsewhere). Such a worker runs on a stale claim
+        // and its writes are fenced; what must never happen is a worker whose claim the store, at the
+        // claim's own version, does not hold.
+        boolean movedOn = stored != null && stored.version() > ctx.task().version();
+        if (!running.contains(ctx.task().state())
+                || (!movedOn && (held == null || !held.owner().equals(owner) || held.fencingToken() != ctx.fencingToken()))) {
             violations.add("the worker of runtime " + owner + " was called for task " + id + " in " + ctx.task().state()
                     + " with fencing token " + ctx.fencingToken() + ", but the store holds " + stored);
         }
