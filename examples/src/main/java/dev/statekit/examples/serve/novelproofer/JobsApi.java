@@ -99,6 +99,7 @@ final class JobsApi {
     // --- jobs ----------------------------------------------------------------------------------
 
     private Reply create(Exchange x) {
+        x.actor();
         JsonBody body = x.body().requireOnly(CREATE_FIELDS);
         String title = body.requireString("title", MAX_TITLE);
         String text = body.requireString("text", MAX_TEXT);
@@ -112,6 +113,7 @@ final class JobsApi {
     }
 
     private Reply sample(Exchange x) {
+        x.actor();
         JsonBody body = x.body().requireOnly(SAMPLE_FIELDS);
         String title = body.string("title", MAX_TITLE).orElse(NovelProoferService.SAMPLE_TITLE);
         int chunkChars = chunkChars(body, NovelProoferService.SAMPLE_CHUNK_CHARS);
