@@ -246,7 +246,9 @@ public final class ServeCommand {
         } else if (options.url() != null) {
             store = Stores.persistent(options.url(), options.user(), options.password(), prefix, POOL_SIZE);
         } else {
-            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit"), "sa", "", prefix, POOL_SIZE);
+            // WRITE_DELAY=0: H2 writes each commit to its file as it commits (by default up to 500 ms later), so a
+            // process that is killed loses no change it reported done.
+            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0", "sa", "", prefix, POOL_SIZE);
         }
         Service service = null;
         try {
