@@ -55,7 +55,19 @@ import org.jspecify.annotations.Nullable;
  * its record counts the retries and keeps the last error), anything else ends the chunk in
  * {@code ERROR}. On start the host heals a restart: its runtime puts the chunks it held back to
  * pending, and the host puts the chunks that were retrying back to pending too, as the seed's
- * restart heal does. The host serves one job at a time: pause and resume act on the whole queue.
+ * restart heal does. A retrying chunk holds no lease (it waits for its back-off), so this never
+ * takes a chunk from another process that runs beside this one; the chunks another process was
+ * processing when it died come back to pending when their leases expire, by any runtime's lease
+ * recovery. Pause and resume act on one job: its chunks are held through its group, not the queue.
+ *
+ * <p>For a service ({@code examples serve novel-proofer}) the host also takes a chunk size
+ * ({@link #submit(String, String, int, String, String, Map)}: paragraphs packed into chunks of at
+ * most that many characters, {@link #slices(String, int)}), the lease duration and more
+ * registrations on its runtime, and the buttons with a person's whole {@link Command} (with its
+ * idempotency key): {@link #startQueued} (the pool's start of a queued job, safe to run again),
+ * {@link #startProcess(long, Command)}, {@link #pause(long, Command)},
+ * {@link #retryFailed(long, Command, String)} (optionally with another model), {@link #retryChunk},
+ * {@link #reset} and {@link #deleteReset} (the hard delete), and {@link #mergedText}.
  */
 public final class NovelProoferHost implements AutoCloseable {
     /** The queue of the chunks. */
