@@ -74,6 +74,8 @@ final class JobsApi {
     private static final List<String> SAMPLE_FIELDS = List.of("title", "chunk_chars", "llm_model", "process");
     private static final Set<NovelProoferJob.State> SETTLED = EnumSet.of(NovelProoferJob.State.PAUSED, NovelProoferJob.State.ERROR,
             NovelProoferJob.State.DONE, NovelProoferJob.State.CANCELLED);
+    private static final Set<NovelProoferJob.State> PROCESSING = EnumSet.of(NovelProoferJob.State.RUNNING, NovelProoferJob.State.ERROR,
+            NovelProoferJob.State.DONE, NovelProoferJob.State.CANCELLED);
 
     private final NovelProoferService service;
 
@@ -139,6 +141,9 @@ final class JobsApi {
             return Reply.ok(view);
         }
         Task<NovelProoferJob.State> now = validate ? service.await(job.id(), SETTLED).orElse(job) : job;
+        if (process && now.state() == NovelProoferJob.State.PAUSED && NovelProoferJob.PROCESS.equals(now.attribute(NovelProoferJob.PHASE))) {
+            now = service.await(job.id(), PROCESSING).orElse(now);         // its processing starts right after its validation
+        }
         return Reply.created(view(now, true));
     }
 
