@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.core.Outcome;
+import dev.statekit.examples.NovelProoferChunk;
 import dev.statekit.examples.NovelProoferJob;
 import dev.statekit.examples.hosts.NovelProoferHost;
 import dev.statekit.examples.serve.ApiClient;
@@ -306,8 +307,20 @@ class NovelProoferApiTest {
         // the dashboard's "retry failed children": the LLM refuses again
         Reply retried = failing.service().retryFailedChildren(NovelProoferJob.MACHINE, id, "carol");
         assertThat(retried.status()).isEqualTo(200);
-        api.awaitGet("/jobs/" + id, r -> r.field("state").equals("error") && r.json().path("version").asLong() > failed.json().path("version").asLong(),
-                WITHIN);
+        ApiClient.Response failedAgain = api.awaitGet("/jobs/" + id,
+                r -> r.field("state").equals("error") && r.json().path("version").asLong() > failed.json().path("version").asLong(), WITHIN);
+        // the dashboard's retry of one failed chunk: the job is queued again with that chunk alone, which fails again
+        JsonNode before = api.get("/jobs/" + id + "/chunks").json().path("chunks");
+        long first = before.get(0).path("id").asLong();
+        assertThat(failing.service().fireUser(NovelProoferChunk.MACHINE, first, "RETRY_FAILED", "carol").isApplied()).isTrue();
+        api.awaitGet("/jobs/" + id, r -> r.field("state").equals("error")
+                && r.json().path("version").asLong() > failedAgain.json().path("version").asLong(), WITHIN);
+        JsonNode after = api.get("/jobs/" + id + "/chunks").json().path("chunks");
+        assertThat(after.get(0).path("state").asText()).isEqualTo("error");
+        assertThat(after.get(0).path("updated_at").asText()).as("chunk %d ran again", first).isNotEqualTo(before.get(0).path("updated_at").asText());
+        for (int i = 1; i < CHUNKS; i++) {
+            assertThat(after.get(i).path("updated_at").asText()).as("chunk %d was left alone", i).isEqualTo(before.get(i).path("updated_at").asText());
+        }
         failing.close();
         running.remove(failing);
 
