@@ -103,7 +103,8 @@ public final class Stores {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("cannot create the H2 directory " + absolute + ": " + e.getMessage(), e);
         }
-        return jdbc("jdbc:h2:file:" + absolute.resolve("statekit"), "sa", "");
+        // WRITE_DELAY=0: every commit is in the file when it returns, so a killed program loses nothing it reported
+        return jdbc("jdbc:h2:file:" + absolute.resolve("statekit") + ";WRITE_DELAY=0", "sa", "");
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.statekit.examples.hosts;
 
 import dev.statekit.core.BatchOutcome;
 import dev.statekit.core.Command;
+import dev.statekit.core.Created;
 import dev.statekit.core.Fire;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.QueueOptions;
@@ -15,9 +16,13 @@ import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.NovelProoferChunk;
 import dev.statekit.examples.NovelProoferJob;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
+import java.time.Instant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,7 +32,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,7 +55,19 @@ import org.jspecify.annotations.Nullable;
  * its record counts the retries and keeps the last error), anything else ends the chunk in
  * {@code ERROR}. On start the host heals a restart: its runtime puts the chunks it held back to
  * pending, and the host puts the chunks that were retrying back to pending too, as the seed's
- * restart heal does. The host serves one job at a time: pause and resume act on the whole queue.
+ * restart heal does. A retrying chunk holds no lease (it waits for its back-off), so this never
+ * takes a chunk from another process that runs beside this one; the chunks another process was
+ * processing when it died come back to pending when their leases expire, by any runtime's lease
+ * recovery. Pause and resume act on one job: its chunks are held through its group, not the queue.
+ *
+ * <p>For a service ({@code examples serve novel-proofer}) the host also takes a chunk size
+ * ({@link #submit(String, String, int, String, String, Map)}: paragraphs packed into chunks of at
+ * most that many characters, {@link #slices(String, int)}), the lease duration and more
+ * registrations on its runtime, and the buttons with a person's whole {@link Command} (with its
+ * idempotency key): {@link #startQueued} (the pool's start of a queued job, safe to run again),
+ * {@link #startProcess(long, Command)}, {@link #pause(long, Command)},
+ * {@link #retryFailed(long, Command, String)} (optionally with another model), {@link #retryChunk},
+ * {@link #reset} and {@link #deleteReset} (the hard delete), and {@link #mergedText}.
  */
 public final class NovelProoferHost implements AutoCloseable {
     /** The queue of the chunks. */
@@ -67,6 +86,12 @@ public final class NovelProoferHost implements AutoCloseable {
     public static final String OUTPUT = "output";
     /** The model the chunks are proofread with. */
     public static final String MODEL = "proofer-llm-1";
+    /** The job attribute holding the most characters of a chunk; without it each paragraph is a chunk. */
+    public static final String CHUNK_CHARS = "chunk_chars";
+    /** The job attribute naming the model of its latest (or next) processing: the seed's {@code last_llm_model}. */
+    public static final String LAST_LLM_MODEL = "last_llm_model";
+    /** The chunk attribute holding the text that follows the chunk in the merged output (a paragraph break, or nothing inside a paragraph). */
+    public static final String SEPARATOR = "separator";
 
     /** The LLM that proofreads one chunk. */
     @FunctionalInterface
@@ -78,7 +103,39 @@ public final class NovelProoferHost implements AutoCloseable {
          * @throws Exception any other failure, which ends the chunk in error
          */
         String proofread(int index, int attempt, String model, String text) throws Exception;
+
+        /**
+         * Returns the proofread text of one call, which also names the job, the chunk and the lease
+         * the call runs under; by default {@link #proofread(int, int, String, String)}.
+         *
+         * @throws ErrorClassifier.StatusException with 429 or 5xx when the call may be retried
+         * @throws Exception any other failure, which ends the chunk in error
+         */
+        default String proofread(Call call) throws Exception {
+            return proofread(call.index(), call.attempt(), call.model(), call.text());
+        }
     }
+
+    /**
+     * One request to the LLM.
+     *
+     * @param job          the job
+     * @param chunk        the chunk's task id
+     * @param index        the chunk's position in the text, from 0
+     * @param attempt      the chunk's attempt
+     * @param fencingToken the lease the call runs under
+     * @param model        the model
+     * @param text         the chunk's text
+     */
+    public record Call(long job, long chunk, int index, int attempt, long fencingToken, String model, String text) {}
+
+    /**
+     * A slice of a job's text, with the text that follows it in the merged output.
+     *
+     * @param text      the slice
+     * @param separator what follows it: a paragraph break, nothing when the next slice continues its paragraph, or nothing after the last
+     */
+    public record Slice(String text, String separator) {}
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
@@ -95,13 +152,26 @@ public final class NovelProoferHost implements AutoCloseable {
      * @param llm      the LLM
      */
     public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm) {
+        this(store, clock, executor, owner, workers, llm, Duration.ofSeconds(30), b -> { });
+    }
+
+    /**
+     * Creates a host over {@code store} whose runtime has leases of {@code lease} and whatever
+     * {@code more} adds to it (the workers of a service's own machines, say).
+     *
+     * @param lease how long a chunk's lease lasts without renewal: how soon another process takes over the chunks of one that died
+     * @param more  configures the runtime's builder further, before it is built
+     */
+    public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm,
+                            Duration lease, Consumer<TaskRuntime.Builder> more) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.llm = Objects.requireNonNull(llm, "llm");
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
-                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .leaseDuration(lease).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, QueueOptions.defaults())
                 .resolves(NovelProoferJob.MACHINE);
         if (executor != null) b.executor(executor);
+        more.accept(b);
         this.runtime = b.build();
     }
 
@@ -158,6 +228,54 @@ public final class NovelProoferHost implements AutoCloseable {
     }
 
     /**
+     * Submits a job over {@code text}, queued for validation in phase {@code validate}: its text is
+     * cut into chunks of at most {@code chunkChars} characters (0: a chunk per paragraph), to be
+     * proofread with {@code model}. With an idempotency key, submitting again returns the first job.
+     *
+     * @param attributes more attributes of the job (the title, the phase, the chunk size and the model win over them)
+     */
+    public Created<NovelProoferJob.State> submit(String title, String text, int chunkChars, String model, @Nullable String idempotencyKey,
+                                                 Map<String, String> attributes) {
+        if (chunkChars < 0) throw new IllegalArgumentException("chunkChars must be >= 0, was " + chunkChars);
+        Map<String, String> all = new LinkedHashMap<>(attributes);
+        all.put(TITLE, title);
+        all.put(NovelProoferJob.PHASE, NovelProoferJob.VALIDATE);
+        all.put(LAST_LLM_MODEL, model);
+        if (chunkChars > 0) all.put(CHUNK_CHARS, Integer.toString(chunkChars));
+        TaskSpec spec = TaskSpec.defaults().attributes(all).payload(text);
+        if (idempotencyKey != null) spec = spec.idempotencyKey(idempotencyKey);
+        return engine.create(NovelProoferJob.MACHINE, spec);
+    }
+
+    /**
+     * Does what the background pool does with a queued job, and is safe to run again or in two
+     * processes at once: a queued job starts (validation, or processing again after
+     * {@code /retry-failed}); a job in phase {@code validate} has its text sliced and waits for
+     * the user to start processing. Every change expects the version it was decided on, so the job
+     * changes once however many run it.
+     *
+     * @return the job as it is afterwards, or empty when it does not exist
+     */
+    public Optional<Task<NovelProoferJob.State>> startQueued(long job) {
+        for (int round = 0; round < 10; round++) {
+            Optional<Task<NovelProoferJob.State>> found = engine.find(NovelProoferJob.MACHINE, job);
+            if (found.isEmpty()) return found;
+            Task<NovelProoferJob.State> j = found.get();
+            Command command = Command.system().actor(runtime.owner()).expectVersion(j.version());
+            if (j.state() == NovelProoferJob.State.QUEUED) {
+                engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START,
+                        command.reason(NovelProoferJob.PROCESS.equals(j.attribute(NovelProoferJob.PHASE)) ? "process the failed chunks" : "validate"));
+            } else if (j.state() == NovelProoferJob.State.RUNNING && NovelProoferJob.VALIDATE.equals(j.attribute(NovelProoferJob.PHASE))) {
+                engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.VALIDATE_DONE,
+                        command.reason("validated").set(TOTAL_CHUNKS, Integer.toString(slices(j).size())));
+            } else {
+                return found;
+            }
+        }
+        return engine.find(NovelProoferJob.MACHINE, job);
+    }
+
+    /**
      * Validates a queued job: the pool starts it, the text is cut into chunks, and the job waits
      * for the user to start processing.
      *
@@ -177,18 +295,28 @@ public final class NovelProoferHost implements AutoCloseable {
      * exist, in one write; the chunks are held no longer.
      */
     public Outcome<NovelProoferJob.State> startProcess(long job, String user) {
+        return startProcess(job, Command.user(user).reason("start process"));
+    }
+
+    /**
+     * Starts (or resumes) processing a job with {@code command} (a user's, with its idempotency key
+     * if any): the job moves and its chunks are created, unless they exist, in one write. The chunks
+     * are proofread with the job's model ({@value #LAST_LLM_MODEL}, by default {@value #MODEL}).
+     */
+    public Outcome<NovelProoferJob.State> startProcess(long job, Command command) {
         Task<NovelProoferJob.State> j = job(job);
-        List<String> slices = slices(j);
+        List<Slice> slices = slices(j);
+        String model = j.attributes().getOrDefault(LAST_LLM_MODEL, MODEL);
         List<TaskSpec> chunks = new ArrayList<>(slices.size());
         for (int i = 0; i < slices.size(); i++) {
             chunks.add(TaskSpec.defaults().queue(QUEUE)
                     .idempotencyKey("job-" + job + "-chunk-" + i)
                     .attribute(INDEX, Integer.toString(i))
-                    .attribute(NovelProoferChunk.LLM_MODEL, MODEL)
-                    .payload(slices.get(i)));
+                    .attribute(NovelProoferChunk.LLM_MODEL, model)
+                    .attribute(SEPARATOR, slices.get(i).separator())
+                    .payload(slices.get(i).text()));
         }
-        return engine.fireWithChildren(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START_PROCESS,
-                Command.user(user).reason("start process"), chunks);
+        return engine.fireWithChildren(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.START_PROCESS, command, chunks);
     }
 
     /**
@@ -198,15 +326,53 @@ public final class NovelProoferHost implements AutoCloseable {
      * every process; the chunks this host runs are stopped here at once as well.
      */
     public Outcome<NovelProoferJob.State> pause(long job, String user) {
-        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE,
-                Command.user(user).reason("/pause"));
-        if (!o.isApplied()) return o;
+        return pause(job, Command.user(user).reason("/pause"));
+    }
+
+    /** Pauses a job in its process phase with {@code command}; see {@link #pause(long, String)}. */
+    public Outcome<NovelProoferJob.State> pause(long job, Command command) {
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.PAUSE, command);
+        if (o instanceof Outcome.Applied<NovelProoferJob.State> a && !a.replayed()) stopInFlight(job, "pause");
+        return o;
+    }
+
+    /**
+     * Resets (deletes) a job with {@code command}: the job is cancelled, which holds its chunks and
+     * has every process stop their work (the group resolver's part); the chunks this host runs are
+     * stopped here at once as well. {@link #deleteReset} then deletes the job with its chunks once
+     * none of them is held by a worker any more; output files already written stay.
+     */
+    public Outcome<NovelProoferJob.State> reset(long job, Command command) {
+        Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.RESET, command);
+        if (o instanceof Outcome.Applied<NovelProoferJob.State> a && !a.replayed()) stopInFlight(job, "reset");
+        return o;
+    }
+
+    /**
+     * Deletes up to {@code max} reset jobs with their chunks and history, each once none of its
+     * chunks holds a lease (a chunk still being stopped keeps its job until it is back to pending).
+     * Safe to run in several processes at once.
+     *
+     * @return how many jobs were deleted
+     */
+    public int deleteReset(int max) {
+        Set<String> chunkStates = new java.util.HashSet<>();
+        for (NovelProoferChunk.State s : NovelProoferChunk.State.values()) chunkStates.add(s.name());
+        Map<String, Set<String>> finished = Map.of(
+                NovelProoferJob.MACHINE.name(), Set.of(NovelProoferJob.State.CANCELLED.name()),
+                NovelProoferChunk.MACHINE.name(), chunkStates);
+        Instant before = engine.clock().now().plusMillis(1);
+        RetentionResult r = engine.store().deleteFinished(new RetentionRequest(NovelProoferJob.MACHINE.name(), before, finished, max));
+        return r.trees();
+    }
+
+    /** Asks the in-flight chunks of a job that this host runs, or that no one runs, to go back to pending. */
+    private void stopInFlight(long job, String why) {
         for (Task<NovelProoferChunk.State> chunk : chunks(job)) {
             if (chunk.state() == NovelProoferChunk.State.PROCESSING || chunk.state() == NovelProoferChunk.State.RETRYING) {
-                runtime.cancel(NovelProoferChunk.MACHINE, chunk.id(), Command.system().actor(runtime.owner()).reason("pause"));
+                runtime.cancel(NovelProoferChunk.MACHINE, chunk.id(), Command.system().actor(runtime.owner()).reason(why));
             }
         }
-        return o;
     }
 
     /**
@@ -214,8 +380,56 @@ public final class NovelProoferHost implements AutoCloseable {
      * to pending, with a fresh retry budget; then the job starts again in phase process.
      */
     public Outcome<NovelProoferJob.State> retryFailed(long job, String user) {
-        BatchOutcome batch = requeueFailed(job, user);
-        if (!batch.isApplied() && batch.refusedIndex() > 0) batch = requeueFailed(job, user);    // a chunk changed meanwhile
+        return retryFailed(job, Command.user(user).reason("/retry-failed"), null);
+    }
+
+    /**
+     * Retries a failed job with {@code command} (a user's): see {@link #retryFailed(long, String)}.
+     * With {@code model}, the failed chunks are proofread with that model from now on, and so is
+     * the job's next processing. A command whose idempotency key the job has seen returns the first
+     * outcome and changes nothing, not even chunks that failed since.
+     */
+    public Outcome<NovelProoferJob.State> retryFailed(long job, Command command, @Nullable String model) {
+        Outcome<NovelProoferJob.State> replayed = replayed(job, command);
+        if (replayed != null) return replayed;
+        BatchOutcome batch = requeueFailed(job, command, model, null);
+        if (!batch.isApplied() && batch.refusedIndex() > 0) batch = requeueFailed(job, command, model, null);    // a chunk changed meanwhile
+        return startAfterRequeue(job, batch);
+    }
+
+    /**
+     * Retries one failed chunk with {@code command} (a user's). When its job has failed, the job is
+     * queued again with this chunk alone, in one write, and starts processing it; otherwise (the
+     * job still processes its other chunks) the chunk alone goes back to pending.
+     *
+     * @return the outcome of the chunk's retry, or the refusal of the batch
+     */
+    public Outcome<?> retryChunk(long chunk, Command command) {
+        Optional<Task<NovelProoferChunk.State>> found = engine.find(NovelProoferChunk.MACHINE, chunk);
+        Long parent = found.map(Task::parentId).orElse(null);
+        Optional<Task<NovelProoferJob.State>> job = parent == null ? Optional.empty() : engine.find(NovelProoferJob.MACHINE, parent);
+        if (found.isEmpty() || job.isEmpty() || job.get().state() != NovelProoferJob.State.ERROR) {
+            return engine.fire(NovelProoferChunk.MACHINE, chunk, NovelProoferChunk.Event.RETRY_FAILED, command);
+        }
+        long jobId = job.get().id();
+        BatchOutcome batch = requeueFailed(jobId, command, null, chunk);
+        Outcome<NovelProoferJob.State> started = startAfterRequeue(jobId, batch);
+        if (!started.isApplied()) return started;
+        return engine.find(NovelProoferChunk.MACHINE, chunk)
+                .<Outcome<?>>map(t -> new Outcome.Applied<>(t, batch.applied().get(batch.applied().size() - 1).entry(), false))
+                .orElse(started);
+    }
+
+    private @Nullable Outcome<NovelProoferJob.State> replayed(long job, Command command) {
+        String key = command.idempotencyKey();
+        if (key == null) return null;
+        Optional<HistoryEntry> prior = engine.store().findCommand(job, key);
+        Optional<Task<NovelProoferJob.State>> current = engine.find(NovelProoferJob.MACHINE, job);
+        if (prior.isEmpty() || current.isEmpty()) return null;
+        return new Outcome.Applied<>(current.get(), prior.get(), true);
+    }
+
+    private Outcome<NovelProoferJob.State> startAfterRequeue(long job, BatchOutcome batch) {
         if (!batch.isApplied()) {
             @SuppressWarnings("unchecked")
             Outcome<NovelProoferJob.State> refused = (Outcome<NovelProoferJob.State>) (Outcome<?>) Objects.requireNonNull(batch.refusal());
@@ -225,13 +439,16 @@ public final class NovelProoferHost implements AutoCloseable {
                 Command.system().actor(runtime.owner()).reason("process the failed chunks"));
     }
 
-    private BatchOutcome requeueFailed(long job, String user) {
+    private BatchOutcome requeueFailed(long job, Command command, @Nullable String model, @Nullable Long only) {
+        String actor = Objects.requireNonNullElse(command.actor(), "user");
         List<Fire<?, ?>> fires = new ArrayList<>();
-        fires.add(new Fire<>(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.RETRY_FAILED, Command.user(user).reason("/retry-failed")));
+        fires.add(new Fire<>(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.RETRY_FAILED,
+                model == null ? command : command.set(LAST_LLM_MODEL, model)));
         for (Task<NovelProoferChunk.State> chunk : chunks(job)) {
-            if (chunk.state() == NovelProoferChunk.State.ERROR) {
+            if (chunk.state() == NovelProoferChunk.State.ERROR && (only == null || only == chunk.id())) {
+                Command c = Command.user(actor).reason("/retry-failed").expectVersion(chunk.version());
                 fires.add(new Fire<>(NovelProoferChunk.MACHINE, chunk.id(), NovelProoferChunk.Event.RETRY_FAILED,
-                        Command.user(user).reason("/retry-failed").expectVersion(chunk.version())));
+                        model == null ? c : c.set(NovelProoferChunk.LLM_MODEL, model)));
             }
         }
         return engine.fireAll(fires);
@@ -247,12 +464,25 @@ public final class NovelProoferHost implements AutoCloseable {
         Outcome<NovelProoferJob.State> o = engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.MERGE,
                 Command.user(user).reason("/merge"));
         if (!o.isApplied()) return Optional.empty();
-        List<String> outputs = new ArrayList<>();
-        for (Task<NovelProoferChunk.State> chunk : chunks(job)) outputs.add(String.valueOf(chunk.attribute(OUTPUT)));
-        String merged = String.join("\n\n", outputs);
+        String merged = mergedText(job);
         engine.fire(NovelProoferJob.MACHINE, job, NovelProoferJob.Event.MERGE_DONE,
                 Command.system().actor(runtime.owner()).set(MERGED_CHARS, Integer.toString(merged.length()))).orElseThrow();
         return Optional.of(merged);
+    }
+
+    /**
+     * Returns the merged output of a job: its chunks' proofread texts in order, each followed by its
+     * separator (a paragraph break between paragraphs, nothing inside one).
+     */
+    public String mergedText(long job) {
+        List<Task<NovelProoferChunk.State>> chunks = chunks(job);
+        StringBuilder merged = new StringBuilder();
+        for (int i = 0; i < chunks.size(); i++) {
+            Task<NovelProoferChunk.State> chunk = chunks.get(i);
+            merged.append(String.valueOf(chunk.attribute(OUTPUT)));
+            if (i < chunks.size() - 1) merged.append(chunk.attributes().getOrDefault(SEPARATOR, "\n\n"));
+        }
+        return merged.toString();
     }
 
     /** Returns the job. */
@@ -287,13 +517,68 @@ public final class NovelProoferHost implements AutoCloseable {
         return fields;
     }
 
-    /** Cuts a job's text into chunks: its paragraphs, blank ones left out. */
-    static List<String> slices(Task<NovelProoferJob.State> job) {
+    /** Cuts a job's text into chunks, by its {@value #CHUNK_CHARS} (a chunk per paragraph without it). */
+    static List<Slice> slices(Task<NovelProoferJob.State> job) {
         String text = job.record().payload();
-        List<String> slices = new ArrayList<>();
-        if (text == null) return slices;
-        for (String p : text.split("\\n\\s*\\n")) if (!p.isBlank()) slices.add(p.strip());
+        if (text == null) return List.of();
+        String max = job.attribute(CHUNK_CHARS);
+        return slices(text, max == null ? 0 : Integer.parseInt(max));
+    }
+
+    /**
+     * Cuts {@code text} into chunks: its paragraphs (blank ones left out, each stripped), packed
+     * into chunks of at most {@code chunkChars} characters, a paragraph longer than that cut at the
+     * end of a sentence or a space where there is one in the second half of the chunk; with
+     * {@code chunkChars} 0, each paragraph is a chunk. Joining the chunks with their separators
+     * gives the paragraphs separated by blank lines.
+     */
+    public static List<Slice> slices(String text, int chunkChars) {
+        if (chunkChars < 0) throw new IllegalArgumentException("chunkChars must be >= 0, was " + chunkChars);
+        String normalized = text.replace("\r\n", "\n").replace('\r', '\n');
+        if (normalized.startsWith("\uFEFF")) normalized = normalized.substring(1);
+        List<String> paragraphs = new ArrayList<>();
+        for (String p : normalized.split("\\n\\s*\\n")) if (!p.isBlank()) paragraphs.add(p.strip());
+        List<Slice> slices = new ArrayList<>();
+        if (chunkChars == 0) {
+            for (int i = 0; i < paragraphs.size(); i++) slices.add(new Slice(paragraphs.get(i), i < paragraphs.size() - 1 ? "\n\n" : ""));
+            return slices;
+        }
+        StringBuilder current = new StringBuilder();
+        for (int p = 0; p < paragraphs.size(); p++) {
+            List<String> pieces = cut(paragraphs.get(p), chunkChars);
+            for (int i = 0; i < pieces.size(); i++) {
+                String piece = pieces.get(i);
+                String before = i == 0 ? "\n\n" : "";
+                if (current.length() == 0) {
+                    current.append(piece);
+                } else if (current.length() + before.length() + piece.length() <= chunkChars) {
+                    current.append(before).append(piece);
+                } else {
+                    slices.add(new Slice(current.toString(), before));
+                    current.setLength(0);
+                    current.append(piece);
+                }
+            }
+        }
+        if (current.length() > 0) slices.add(new Slice(current.toString(), ""));
         return slices;
+    }
+
+    /** Cuts a paragraph into pieces of at most {@code max} characters, preferring the end of a sentence, then a space. */
+    private static List<String> cut(String paragraph, int max) {
+        List<String> pieces = new ArrayList<>();
+        int start = 0;
+        while (paragraph.length() - start > max) {
+            int end = start + max;
+            int at = -1;
+            for (int i = end; i > start + max / 2 && at < 0; i--) if (".!?。！？".indexOf(paragraph.charAt(i - 1)) >= 0) at = i;
+            for (int i = end; i > start + max / 2 && at < 0; i--) if (Character.isWhitespace(paragraph.charAt(i - 1))) at = i;
+            if (at < 0) at = Character.isHighSurrogate(paragraph.charAt(end - 1)) ? end - 1 : end;
+            pieces.add(paragraph.substring(start, at));
+            start = at;
+        }
+        pieces.add(paragraph.substring(start));
+        return pieces;
     }
 
     /**
@@ -306,7 +591,9 @@ public final class NovelProoferHost implements AutoCloseable {
         if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
         String model = chunk.attributes().getOrDefault(NovelProoferChunk.LLM_MODEL, MODEL);
         int index = Integer.parseInt(chunk.attributes().getOrDefault(INDEX, "0"));
-        String output = llm.proofread(index, chunk.record().attempts(), model, String.valueOf(chunk.record().payload()));
+        Long job = chunk.parentId();
+        String output = llm.proofread(new Call(job == null ? 0 : job, chunk.id(), index, chunk.record().attempts(), ctx.fencingToken(),
+                model, String.valueOf(chunk.record().payload())));
         return WorkResult.success(Map.of(OUTPUT, output, NovelProoferChunk.LLM_MODEL, model));
     }
 

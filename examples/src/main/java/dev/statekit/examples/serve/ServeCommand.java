@@ -268,7 +268,8 @@ public final class ServeCommand {
         } else if (options.url() != null) {
             store = Stores.persistent(options.url(), options.user(), options.password(), prefix, POOL_SIZE);
         } else {
-            // WRITE_DELAY=0: a commit is on disk when it returns; H2's default delay loses the last commits to a kill
+            // WRITE_DELAY=0: H2 writes each commit to its file as it commits (by default up to 500 ms later), so a
+            // process that is killed loses no change it reported done.
             store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0", "sa", "", prefix, POOL_SIZE);
         }
         Service service = null;
