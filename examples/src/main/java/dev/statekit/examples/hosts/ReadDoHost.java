@@ -420,8 +420,9 @@ public final class ReadDoHost implements AutoCloseable {
             } catch (StepException e) {
                 return failed(new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
             } catch (InterruptedException e) {
+                // the runtime is stopping: not a failure of the item, which goes back to the queue
                 Thread.currentThread().interrupt();
-                return failed(new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
+                return WorkResult.snooze(Duration.ZERO);
             } catch (Exception e) {
                 return failed(classifier.classify(e).atStep(step));
             }

@@ -231,7 +231,7 @@ public final class ReadDoService implements Service {
         String intent = body.requireString("intent", MAX_INTENT);
         String captureId = body.string("capture_id", MAX_KEY).orElse(null);
         Created<State> c = host.capture(url, Map.of(Pipeline.INTENT, intent), captureId);
-        Map<String, Object> view = ItemView.full(c.task());
+        Map<String, Object> view = ItemView.full(host.engine().find(ReadDoItem.MACHINE, c.task().id()).orElse(c.task()));
         view.put("replayed", !c.created());
         return c.created() ? Reply.created(view) : Reply.ok(view);
     }
@@ -355,8 +355,9 @@ public final class ReadDoService implements Service {
         State state = r.state();
         String code = r.reasonCode();
         String message = r.message();
-        if (r.code() == RefusalCode.ILLEGAL_TRANSITION && code.equals(RefusalCode.ILLEGAL_TRANSITION.name()) && state != null) {
-            code = codeOf.apply(state);
+        if (r.code() == RefusalCode.ILLEGAL_TRANSITION && state != null) {
+            // the table has no row: the route's code, unless the machine names the refusal (PROCESSING_IN_PROGRESS)
+            if (code.equals(RefusalCode.ILLEGAL_TRANSITION.name())) code = codeOf.apply(state);
             message = "item " + id + " is " + state + "; " + rule;
         }
         List<String> allowed = state == null ? List.of() : ItemView.allowed(state);

@@ -2,6 +2,7 @@ package dev.statekit.examples.serve.readdo;
 
 import dev.statekit.examples.hosts.ReadDoHost.StepException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -69,6 +70,10 @@ final class SimulatedAi implements AiClient {
     public Card card(Extractor.Page page, String summary, Score score, List<Todo> todos) throws StepException, InterruptedException {
         if (call()) return new Card(page.title(), Map.of());
         String priority = score.score() >= 70 ? "high" : score.score() >= 50 ? "normal" : "low";
-        return new Card(page.title(), Map.of("template", "card-v1", "priority", priority, "layout", "summary-score-todos"));
+        Map<String, String> spec = new LinkedHashMap<>();
+        spec.put("template", "card-v1");
+        spec.put("priority", priority);
+        spec.put("layout", "summary-score-todos");
+        return new Card(page.title(), spec);
     }
 }
