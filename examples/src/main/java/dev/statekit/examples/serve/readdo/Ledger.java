@@ -32,9 +32,4 @@ final class Ledger {
             log.warn("cannot append to {}: {}", file, e.toString());
         }
     }
-
-    /** Returns the file. */
-    Path file() {
-        return file;
-    }
 }

@@ -1,12 +1,15 @@
 package dev.statekit.examples.serve.readdo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.statekit.core.Outcome;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.examples.ReadDoItem;
 import dev.statekit.examples.hosts.ReadDoHost;
 import dev.statekit.examples.serve.ApiClient;
+import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.ApiClient.Response;
 import dev.statekit.examples.serve.ServeCommand;
 import java.io.BufferedReader;
@@ -366,6 +369,16 @@ class ReadDoApiContractTest {
             assertThat(api.get("/items/" + lost).field("state")).isIn("CAPTURED", "QUEUED", "PROCESSING", "READY");
             Response enqueued = awaitState(api, lost, "READY");
             assertThat(enqueued.field("run_id")).isEqualTo("run-1");
+
+            // the dashboard's buttons: an export under the key of the item's run's card; no export failure by hand
+            Outcome<?> dashboardExport = service.service().fireUser(ReadDoItem.MACHINE, lost, "EXPORT_SUCCEEDED", "dana");
+            assertThat(dashboardExport.isApplied()).isTrue();
+            Response viaDashboard = api.get("/items/" + lost);
+            assertThat(viaDashboard.field("state")).isEqualTo("SHIPPED");
+            assertThat(viaDashboard.json().path("exports").findValuesAsText("export_key")).containsExactly("card-run-1");
+            assertThat(exportFiles()).hasSize(3);
+            assertThatThrownBy(() -> service.service().fireUser(ReadDoItem.MACHINE, lost, "EXPORT_FAILED", "dana"))
+                    .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(409));
         }
     }
 }
