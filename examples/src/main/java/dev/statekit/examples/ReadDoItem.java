@@ -53,6 +53,10 @@ import java.util.Set;
  * ({@link Event#PROCESS}, {@link Event#AUTO_RETRY}) queues it again. {@link Event#LEASE_EXPIRED}
  * is the release and the recovery of an expired lease. A claim applies the row
  * {@code QUEUED → PROCESSING} with its effect, which counts {@value #RUNS} and names the run.
+ * The auto-enqueue is the run policy's wait on {@code CAPTURED}: a runtime fires
+ * {@link Event#ENQUEUE} on a captured item whose not-before time has come, so an item created
+ * with one is enqueued by whichever process looks next, even when its capture's own enqueue was
+ * lost with its process.
  */
 public final class ReadDoItem {
     /** The attribute holding the current pipeline run id. */
@@ -252,6 +256,7 @@ public final class ReadDoItem {
             .refuse(State.PROCESSING, Event.ARCHIVE, PROCESSING_IN_PROGRESS,
                     "the item is being processed; archive it once processing ended")
             .run(r -> r.claim(State.QUEUED, Event.LEASE)
+                    .afterWait(State.CAPTURED, Event.ENQUEUE)
                     .success(Event.PIPELINE_SUCCEEDED)
                     .fatal(Event.STEP_FAILED)
                     .release(Event.LEASE_EXPIRED)

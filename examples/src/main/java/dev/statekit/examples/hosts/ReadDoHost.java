@@ -46,7 +46,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Capture is idempotent per {@code capture_id}, {@code POST /process} per
  * {@code process_request_id}, and export per {@code export_key}: the same key returns the same
- * export and writes no second file.
+ * export and writes no second file. The two command keys are recorded with a prefix
+ * ({@value #PROCESS_KEY}, {@value #EXPORT_KEY}), so a request id never replays an export of the
+ * same text or the other way round.
+ *
+ * <p>A captured item is enqueued durably: it is created with its not-before time set, and the
+ * machine's run policy has every runtime fire {@code ENQUEUE} on a {@code CAPTURED} item whose
+ * not-before time has come, so an item whose capture was not followed by its enqueue (the
+ * process died in between) is enqueued by the next runtime that looks, in any process. The
+ * capture enqueues at once too, so that no poll stands between a capture and its processing.
  */
 public final class ReadDoHost implements AutoCloseable {
     /** The queue of the items. */
@@ -57,6 +65,12 @@ public final class ReadDoHost implements AutoCloseable {
     public static final String URL = "url";
     /** The item attribute holding the file of the latest export. */
     public static final String EXPORT_FILE = "export_file";
+    /** The item attribute naming the runtime (lease owner) whose run made the item's artifacts. */
+    public static final String PROCESSED_BY = "processed_by";
+    /** The prefix of the idempotency key of {@code POST /process}'s command: {@code process:REQUEST_ID}. */
+    public static final String PROCESS_KEY = "process:";
+    /** The prefix of the idempotency key of an export's command: {@code export:EXPORT_KEY}. */
+    public static final String EXPORT_KEY = "export:";
 
     /** Runs one step of the pipeline. */
     @FunctionalInterface
@@ -68,6 +82,60 @@ public final class ReadDoHost implements AutoCloseable {
          * @throws Exception any other failure (classified: timeouts and I/O are retryable)
          */
         String run(String step, Task<State> item, String runId) throws Exception;
+
+        /**
+         * Runs {@code step} with what the earlier steps of the same run produced, keyed by step
+         * ({@code extract} gives the text the AI steps read). The default ignores them.
+         */
+        default String run(String step, Task<State> item, String runId, Map<String, String> earlier) throws Exception {
+            return run(step, item, runId);
+        }
+    }
+
+    /**
+     * Writes the file of an export: the item's card rendered for one {@code export_key}.
+     * Implementations write once per key: a second call with the same key (in this process or,
+     * for files that outlive it, after a restart) writes nothing and returns the same file.
+     */
+    @FunctionalInterface
+    public interface CardWriter {
+        /**
+         * Writes the card of {@code item} for {@code exportKey} unless it was written before.
+         *
+         * @throws StepException {@code EXPORT_RENDER_FAILED} or {@code EXPORT_WRITE_FAILED}
+         */
+        Written write(Task<State> item, String exportKey) throws StepException;
+    }
+
+    /**
+     * A file a {@link CardWriter} answered with.
+     *
+     * @param file    where the export is, as shown to users
+     * @param written whether this call wrote it (false: it was there already)
+     */
+    public record Written(String file, boolean written) {}
+
+    /**
+     * How the host's runtime runs.
+     *
+     * @param owner         the worker id, the lease owner
+     * @param workers       how many items are processed at once
+     * @param leaseDuration how long a lease lasts unless renewed (renewed every third of it)
+     * @param pollInterval  how often the store is polled for work of other processes and expired leases
+     */
+    public record Settings(String owner, int workers, Duration leaseDuration, Duration pollInterval) {
+        /** Checks the settings. */
+        public Settings {
+            Objects.requireNonNull(owner, "owner");
+            if (workers < 1) throw new IllegalArgumentException("workers must be at least 1, not " + workers);
+            Objects.requireNonNull(leaseDuration, "leaseDuration");
+            Objects.requireNonNull(pollInterval, "pollInterval");
+        }
+
+        /** Two workers, leases of 30 s, a poll every second. */
+        public static Settings of(String owner) {
+            return new Settings(owner, 2, Duration.ofSeconds(30), Duration.ofSeconds(1));
+        }
     }
 
     /** A step failure with one of the contract's error codes, for example {@code AI_SCHEMA_INVALID}. */
@@ -97,20 +165,28 @@ public final class ReadDoHost implements AutoCloseable {
     /**
      * The result of an export.
      *
-     * @param outcome the transition (a replay when the export key was used before)
+     * @param outcome the transition (a replay when the export key was used before; the failure's
+     *                transition when the export failed)
      * @param file    the exported file; null when the export was refused or failed
      * @param written whether this call wrote the file
+     * @param failure the export's failure (step {@code export}), or null when it did not fail
      */
-    public record Export(Outcome<State> outcome, @Nullable String file, boolean written) {}
+    public record Export(Outcome<State> outcome, @Nullable String file, boolean written, @Nullable TaskError failure) {
+        /** An export that did not fail. */
+        public Export(Outcome<State> outcome, @Nullable String file, boolean written) {
+            this(outcome, file, written, null);
+        }
+    }
 
     private static final Map<String, String> ARTIFACT_OF_STEP = Map.of("summarize", "summary", "score", "score", "todos", "todos", "card", "card");
     private static final Set<State> FAILED = EnumSet.of(State.FAILED_EXTRACTION, State.FAILED_AI, State.FAILED_EXPORT);
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
+    private final Clock clock;
     private final Steps steps;
+    private final CardWriter cards;
     private final ErrorClassifier classifier = ErrorClassifier.defaults();
-    private final Map<String, String> files = new ConcurrentHashMap<>();
     private final AtomicInteger filesWritten = new AtomicInteger();
 
     /**
@@ -123,13 +199,45 @@ public final class ReadDoHost implements AutoCloseable {
      * @param steps    the pipeline's steps
      */
     public ReadDoHost(Store store, Clock clock, @Nullable Executor executor, String owner, Steps steps) {
+        this(store, clock, executor, Settings.of(owner), steps, memoryCards());
+    }
+
+    /**
+     * Creates a host over {@code store} with its runtime's settings and the writer of its exports.
+     *
+     * @param store    where the items live
+     * @param clock    the clock of the engine and the runtime
+     * @param executor runs the runtime's workers; null for a pool of its own
+     * @param settings the runtime's owner, workers, lease and poll interval
+     * @param steps    the pipeline's steps
+     * @param cards    writes the exports' files
+     */
+    public ReadDoHost(Store store, Clock clock, @Nullable Executor executor, Settings settings, Steps steps, CardWriter cards) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.clock = clock;
         this.steps = Objects.requireNonNull(steps, "steps");
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
-                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+        this.cards = Objects.requireNonNull(cards, "cards");
+        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(settings.owner()).workers(settings.workers())
+                .leaseDuration(settings.leaseDuration()).pollInterval(settings.pollInterval()).seed(1)
                 .register(ReadDoItem.MACHINE, QUEUE, this::work, QueueOptions.defaults());
         if (executor != null) b.executor(executor);
         this.runtime = b.build();
+    }
+
+    /**
+     * Returns the card writer of the sample program: it names a file per item and key and keeps
+     * the names in memory, writing nothing to disk; a key seen before writes nothing.
+     */
+    public static CardWriter memoryCards() {
+        Map<String, String> files = new ConcurrentHashMap<>();
+        return (item, exportKey) -> {
+            boolean[] written = {false};
+            String file = files.computeIfAbsent(item.id() + "/" + exportKey, k -> {
+                written[0] = true;
+                return "exports/item-" + item.id() + "-" + exportKey + ".md";
+            });
+            return new Written(file, written[0]);
+        };
     }
 
     /** Creates a host on the system clock with its own pool and the simulated pipeline. */
@@ -178,57 +286,113 @@ public final class ReadDoHost implements AutoCloseable {
      * the same item and enqueues nothing.
      */
     public Created<State> capture(String url, String captureId) {
-        Created<State> c = engine.create(ReadDoItem.MACHINE, TaskSpec.defaults().queue(QUEUE).attribute(URL, url).idempotencyKey(captureId));
+        return capture(url, Map.of(), captureId);
+    }
+
+    /**
+     * {@code POST /capture}: stores the item with {@code attributes} (the intent, for example)
+     * and enqueues it; the same {@code captureId} returns the same item and enqueues nothing, and
+     * without one every call creates an item. The item is created due for its enqueue, which the
+     * runtime of any process fires should this one die before it does.
+     */
+    public Created<State> capture(String url, Map<String, String> attributes, @Nullable String captureId) {
+        TaskSpec spec = TaskSpec.defaults().queue(QUEUE).attributes(attributes).attribute(URL, url).notBefore(clock.now());
+        Created<State> c = engine.create(ReadDoItem.MACHINE, captureId == null ? spec : spec.idempotencyKey(captureId));
         if (c.created()) {
-            engine.fire(ReadDoItem.MACHINE, c.task().id(), Event.ENQUEUE, Command.system().reason("auto-enqueue")).orElseThrow();
+            // Refused only when a runtime enqueued it first (or the user processed it): either way it is queued.
+            engine.fire(ReadDoItem.MACHINE, c.task().id(), Event.ENQUEUE, Command.system().reason("auto-enqueue"));
         }
         return c;
     }
 
-    /** {@code POST /items/:id/process}: process, retry or regenerate; the same request id queues once. */
-    public Outcome<State> process(long id, String requestId, String user) {
-        return engine.fire(ReadDoItem.MACHINE, id, Event.PROCESS, Command.user(user).reason("POST /process").idempotencyKey(requestId));
+    /**
+     * {@code POST /items/:id/process}: process, retry or regenerate; the same request id queues
+     * once. Queued as a retry of the runtime: the item's attempts start again, so that an item
+     * processed many times is not taken for one whose worker keeps dying.
+     */
+    public Outcome<State> process(long id, @Nullable String requestId, String user) {
+        Command command = Command.user(user).reason("POST /process");
+        if (requestId != null) command = command.idempotencyKey(PROCESS_KEY + requestId);
+        return runtime.retry(ReadDoItem.MACHINE, id, Event.PROCESS, false, command);
     }
 
     /** {@code POST /items/:id/archive}. */
     public Outcome<State> archive(long id, String user) {
-        return engine.fire(ReadDoItem.MACHINE, id, Event.ARCHIVE, Command.user(user).reason("POST /archive"));
+        return archive(id, null, user);
+    }
+
+    /** {@code POST /items/:id/archive} with an {@code archive_reason}, or null for the default (USER_ARCHIVE, FAILURE_ARCHIVE from a failed state). */
+    public Outcome<State> archive(long id, @Nullable String reason, String user) {
+        Command command = Command.user(user).reason("POST /archive");
+        if (reason != null) command = command.set(ReadDoItem.ARCHIVE_REASON, reason);
+        return engine.fire(ReadDoItem.MACHINE, id, Event.ARCHIVE, command);
+    }
+
+    /**
+     * {@code POST /items/:id/unarchive}: back to READY when the artifacts of the item's run are
+     * complete and {@code regenerate} is false, else queued to be processed again (as a retry, like
+     * {@link #process}).
+     */
+    public Outcome<State> unarchive(long id, boolean regenerate, String user) {
+        Command command = Command.user(user).reason("POST /unarchive");
+        if (regenerate) command = command.set(ReadDoItem.REGENERATE, "true");
+        return runtime.retry(ReadDoItem.MACHINE, id, Event.UNARCHIVE, false, command);
     }
 
     /**
      * {@code POST /items/:id/export} with its {@code export_key}: renders the card into a file and
      * ships the item. The same key returns the first export and writes nothing; an item that may
-     * not be exported is refused before anything is written.
+     * not be exported is refused before anything is written. A render or write failure is
+     * reported as {@code EXPORT_FAILED} with the error (step {@code export}): the item goes to
+     * {@code FAILED_EXPORT} (a shipped item stays shipped), and the same key may be tried again.
+     *
+     * <p>The file is written before the export is recorded; should the process die in between,
+     * the same key finds the file there and records the export without writing again.
      */
     public Export export(long id, String exportKey, String user) {
-        Optional<HistoryEntry> prior = engine.store().findCommand(id, exportKey);
+        Command command = Command.user(user).reason("POST /export").idempotencyKey(EXPORT_KEY + exportKey);
+        Optional<HistoryEntry> prior = engine.store().findCommand(id, EXPORT_KEY + exportKey);
         if (prior.isPresent()) {
-            Outcome<State> replay = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED,
-                    Command.user(user).reason("POST /export").idempotencyKey(exportKey));
+            Outcome<State> replay = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED, command);
             return new Export(replay, item(id).attribute(exportFileOf(exportKey)), false);    // read from the store, in any process
         }
-        Task<State> item = item(id);
-        if (!ReadDoItem.MACHINE.permits(item.state(), Event.EXPORT_SUCCEEDED)) {
-            return new Export(engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED, Command.user(user).idempotencyKey(exportKey)),
-                    null, false);
+        Optional<Task<State>> found = engine.find(ReadDoItem.MACHINE, id);
+        if (found.isEmpty() || !ReadDoItem.MACHINE.permits(found.get().state(), Event.EXPORT_SUCCEEDED)) {
+            return new Export(engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED, command), null, false);
         }
-        boolean[] written = {false};
-        String file = files.computeIfAbsent(exportKey, k -> {
-            written[0] = true;
-            filesWritten.incrementAndGet();
-            return "exports/item-" + id + "-" + k + ".md";
-        });
+        Written written;
+        try {
+            written = cards.write(found.get(), exportKey);
+        } catch (StepException e) {
+            TaskError error = new TaskError(e.code(), e.getMessage() == null || e.getMessage().isBlank() ? e.code() : e.getMessage(),
+                    e.retryable(), "export");
+            Outcome<State> failed = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_FAILED,
+                    Command.user(user).reason("POST /export failed").error(error));
+            return new Export(failed, null, false, error);
+        }
+        if (written.written()) filesWritten.incrementAndGet();
+        String file = written.file();
         Outcome<State> o = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED,
-                Command.user(user).reason("POST /export").idempotencyKey(exportKey).set(EXPORT_FILE, file).set(exportFileOf(exportKey), file));
+                command.set(EXPORT_FILE, file).set(exportFileOf(exportKey), file));
         if (o instanceof Outcome.Applied<State> a && a.replayed()) {
             return new Export(o, a.task().attribute(exportFileOf(exportKey)), false);    // another process exported it meanwhile
         }
-        return new Export(o, o.isApplied() ? file : null, written[0]);
+        return new Export(o, o.isApplied() ? file : null, written.written());
     }
 
     /** The item attribute that keeps the file an export under {@code exportKey} wrote, so that a replay anywhere returns it. */
     public static String exportFileOf(String exportKey) {
         return EXPORT_FILE + ":" + exportKey;
+    }
+
+    /** Returns the exports of an item, export key to file, in key order. */
+    public static Map<String, String> exports(Task<State> item) {
+        Map<String, String> exports = new java.util.TreeMap<>();
+        String prefix = EXPORT_FILE + ":";
+        item.attributes().asMap().forEach((k, v) -> {
+            if (k.startsWith(prefix)) exports.put(k.substring(prefix.length()), v);
+        });
+        return exports;
     }
 
     /** Returns how many export files were written. */
@@ -247,25 +411,29 @@ public final class ReadDoHost implements AutoCloseable {
         // the claim's lease-acquire row counted the run and named it
         String runId = Objects.requireNonNull(item.attribute(ReadDoItem.RUN_ID), "run id");
         Map<String, String> artifacts = new LinkedHashMap<>();
+        Map<String, String> earlier = new LinkedHashMap<>();
         for (String step : STEPS) {
             if (ctx.cancelled()) return WorkResult.snooze(Duration.ZERO);
             String produced;
             try {
-                produced = steps.run(step, item, runId);
+                produced = steps.run(step, item, runId, Map.copyOf(earlier));
             } catch (StepException e) {
                 return failed(new WorkResult.Failure(e.code(), String.valueOf(e.getMessage()), e.retryable(), step));
             } catch (InterruptedException e) {
+                // the runtime is stopping: not a failure of the item, which goes back to the queue
                 Thread.currentThread().interrupt();
-                return failed(new WorkResult.Failure("INTERRUPTED", "the step was interrupted", true, step));
+                return WorkResult.snooze(Duration.ZERO);
             } catch (Exception e) {
                 return failed(classifier.classify(e).atStep(step));
             }
+            earlier.put(step, produced);
             String artifact = ARTIFACT_OF_STEP.get(step);
             if (artifact != null) {
                 artifacts.put(artifact, produced);
                 artifacts.put(ReadDoItem.artifactKey(artifact), runId);
             }
         }
+        artifacts.put(PROCESSED_BY, ctx.lease().owner());
         return WorkResult.success(artifacts);
     }
 
@@ -299,6 +467,11 @@ public final class ReadDoHost implements AutoCloseable {
     @Override
     public void close() {
         runtime.close();
+    }
+
+    /** Returns the clock. */
+    public Clock clock() {
+        return clock;
     }
 
     /** Returns every item of the store. */

@@ -268,9 +268,10 @@ public final class ServeCommand {
         } else if (options.url() != null) {
             store = Stores.persistent(options.url(), options.user(), options.password(), prefix, POOL_SIZE);
         } else {
-            // WRITE_DELAY=0: H2 writes each commit to its file as it commits (by default up to 500 ms later), so a
-            // process that is killed loses no change it reported done.
-            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0", "sa", "", prefix, POOL_SIZE);
+            // WRITE_DELAY=0: a commit is in the file when it returns; by default H2 writes it up to a second later, and a killed process loses it
+            // DB_CLOSE_ON_EXIT=FALSE: the shutdown hook closes the store after the service stopped; H2's own hook closed it under the stopping runtime
+            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "", prefix,
+                    POOL_SIZE);
         }
         Service service = null;
         try {

@@ -11,6 +11,7 @@ public final class Systems {
     public static List<Service.Factory> all() {
         return List.of(
                 dev.statekit.examples.serve.novelproofer.NovelProoferService.factory(),
+                dev.statekit.examples.serve.readdo.ReadDoService.FACTORY,
                 new dev.statekit.examples.serve.etl.EtlService.Factory()
         );
     }
