@@ -70,6 +70,9 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /** The most bytes of a body too large to accept that are read and dropped before the 413. */
+    static final int DRAIN = 1 << 20;
+
     private final Server server;
     private final ServerConnector connector;
 
@@ -202,12 +205,31 @@ public final class HttpServer implements AutoCloseable {
 
         private byte[] readBody(Request request) throws IOException {
             long declared = request.getLength();
-            if (declared > limits.maxBody()) throw tooLarge();
             try (InputStream in = Content.Source.asInputStream(request)) {
+                if (declared > limits.maxBody()) {
+                    drain(in, declared);
+                    throw tooLarge();
+                }
                 byte[] bytes = in.readNBytes(limits.maxBody() + 1);
-                if (bytes.length > limits.maxBody()) throw tooLarge();
+                if (bytes.length > limits.maxBody()) {
+                    drain(in, -1);
+                    throw tooLarge();
+                }
                 return bytes;
             }
+        }
+
+        /**
+         * Reads and drops the rest of a body too large to accept, up to {@value #DRAIN} bytes, so
+         * that the client, still sending, reads the 413 instead of a broken connection; a larger
+         * body is left unread, and the 413 closes the connection.
+         */
+        private static void drain(InputStream in, long declared) throws IOException {
+            if (declared > DRAIN) return;
+            long left = DRAIN;
+            byte[] buffer = new byte[8192];
+            int n;
+            while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) left -= n;
         }
 
         private ApiException tooLarge() {
