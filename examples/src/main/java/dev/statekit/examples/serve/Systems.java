@@ -10,6 +10,7 @@ public final class Systems {
     /** Returns the factories of every served system, in the order usage lists them. */
     public static List<Service.Factory> all() {
         return List.of(
+                new dev.statekit.examples.serve.compression.CompressionService.Factory()
         );
     }
 
