@@ -246,7 +246,8 @@ public final class ServeCommand {
         } else if (options.url() != null) {
             store = Stores.persistent(options.url(), options.user(), options.password(), prefix, POOL_SIZE);
         } else {
-            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit"), "sa", "", prefix, POOL_SIZE);
+            // WRITE_DELAY=0: a commit is in the file when it returns; by default H2 writes it up to a second later, and a killed process loses it
+            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0", "sa", "", prefix, POOL_SIZE);
         }
         Service service = null;
         try {
