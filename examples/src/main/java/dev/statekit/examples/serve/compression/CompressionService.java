@@ -102,6 +102,7 @@ public final class CompressionService implements Service {
             o.put("throttle-bytes-per-second", "read at most this many bytes a second, 0 for no limit (default 0)");
             o.put("lease-seconds", "a compression's lease: how soon another process takes over after a crash (default 30)");
             o.put("stop-grace-seconds", "on SIGTERM, how long the running compression may take to finish (default 10)");
+            o.put("journal", "a file (relative to DATA) each compression appends its start and end to (default none)");
             o.put("crash-after-publish", "true|false: halt right after an output is renamed into place, before it is recorded (crash tests)");
             return o;
         }
@@ -121,7 +122,8 @@ public final class CompressionService implements Service {
         long lease = longOption(context, "lease-seconds", 2, 3600, 30);
         this.stopGrace = Duration.ofSeconds(longOption(context, "stop-grace-seconds", 0, 3600, 10));
         boolean crash = boolOption(context, "crash-after-publish", false);
-        FileCompressor compressor = new FileCompressor(inputs, folder, throttle, crash);
+        @Nullable Path journal = context.option("journal").isPresent() ? context.path("journal", "journal.log") : null;
+        FileCompressor compressor = new FileCompressor(inputs, folder, throttle, crash, journal);
         this.host = new CompressionHost(context.store(), context.clock(), null, context.owner(), compressor, autoRecover,
                 () -> usableBytes() - minFreeBytes.get(), Duration.ofSeconds(lease));
         this.janitor = Executors.newSingleThreadScheduledExecutor(r -> {

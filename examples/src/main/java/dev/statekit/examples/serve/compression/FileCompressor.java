@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The compression of one task: its input file, gzip-compressed ({@code java.util.zip}) into a
@@ -48,6 +50,7 @@ final class FileCompressor implements CompressionHost.Compressor {
     private final WorkFolder folder;
     private final long bytesPerSecond;
     private final boolean crashAfterPublish;
+    private final @Nullable Path journal;
 
     /**
      * @param inputs            the input folder
@@ -55,28 +58,71 @@ final class FileCompressor implements CompressionHost.Compressor {
      * @param bytesPerSecond    the most bytes read per second, 0 for no limit
      * @param crashAfterPublish halt the process right after an output was renamed into place, before its
      *                          success is recorded (to test the recovery from a crash at the worst moment)
+     * @param journal           the file each compression appends its start and end to, or null for none
      */
-    FileCompressor(Path inputs, WorkFolder folder, long bytesPerSecond, boolean crashAfterPublish) {
+    FileCompressor(Path inputs, WorkFolder folder, long bytesPerSecond, boolean crashAfterPublish, @Nullable Path journal) {
         this.inputs = inputs;
         this.folder = folder;
         this.bytesPerSecond = bytesPerSecond;
         this.crashAfterPublish = crashAfterPublish;
+        this.journal = journal;
     }
 
     @Override
     public long compress(WorkContext<State> ctx) throws Exception {
+        journal(ctx, "start", "");
+        String outcome = "failed";
+        try {
+            Done done = compressOnce(ctx);
+            outcome = done.outcome();
+            return done.bytes();
+        } catch (IOException e) {
+            if (ctx.cancelled()) outcome = "stopped";
+            throw e;
+        } finally {
+            journal(ctx, "end", " " + outcome);
+        }
+    }
+
+    /**
+     * Appends {@code EVENT TASK TOKEN OWNER TIME[ OUTCOME]} to the journal: one line per start and
+     * end of a compression, from the worker itself, so a reader sees when compressions really ran
+     * (a crash leaves a start without its end).
+     */
+    private void journal(WorkContext<State> ctx, String event, String outcome) throws IOException {
+        Path file = journal;
+        if (file == null) return;
+        String line = event + " " + ctx.task().id() + " " + ctx.fencingToken() + " " + ctx.lease().owner() + " " + ctx.clock().now()
+                + outcome + "\n";
+        Files.writeString(file, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+    }
+
+    /** A compression's output size and how it ended: {@code published NAME} or {@code skipped}. */
+    private record Done(long bytes, String outcome) {}
+
+    private Done compressOnce(WorkContext<State> ctx) throws Exception {
+        String name = Objects.requireNonNull(ctx.task().attribute(CompressionHost.INPUT), "the task names no input");
+        Path source = InputNames.resolve(inputs, name);
+        if (!Files.isRegularFile(source)) throw new NoSuchFileException(name, null, "the input file is missing from " + inputs);
+        try {
+            return compressFile(ctx, source, name);
+        } catch (NoSuchFileException e) {
+            if (!Files.isRegularFile(source)) throw e;      // the input went away: fatal
+            throw new IOException("a file or folder of the output went away: " + e.getMessage(), e);      // temporary
+        }
+    }
+
+    private Done compressFile(WorkContext<State> ctx, Path source, String name) throws Exception {
         Task<State> task = ctx.task();
         long id = task.id();
         long token = ctx.fencingToken();
-        String name = Objects.requireNonNull(task.attribute(CompressionHost.INPUT), "the task names no input");
-        Path source = InputNames.resolve(inputs, name);
-        if (!Files.isRegularFile(source)) throw new NoSuchFileException(name, null, "the input file is missing from " + inputs);
+        folder.create();
         folder.removeStale(id, token);
         WorkFolder.Plan plan = folder.decide(id, token, name, task.attributes().getOrDefault(ON_CONFLICT, "rename"));
         if (plan.output() == null) {
             ctx.progress(CONFLICT, plan.conflict());
             ctx.progress(PROGRESS, "100");
-            return 0;
+            return new Done(0, "skipped");
         }
         Path temp = folder.temp(id, token);
         CountDownLatch stop = new CountDownLatch(1);
@@ -91,10 +137,13 @@ final class FileCompressor implements CompressionHost.Compressor {
             ctx.progress(OUTPUT, plan.output());
             ctx.progress(CONFLICT, plan.conflict());
             ctx.progress(PROGRESS, "100");
-            return Files.size(output);
+            return new Done(Files.size(output), "published " + plan.output());
         } finally {
-            if (!published) Files.deleteIfExists(temp);
-            folder.clearProgress(id, token);
+            if (!published) {
+                Files.deleteIfExists(temp);
+                folder.clearProgress(id, token);
+            }
+            // a published compression keeps showing 100 % until its success is recorded; the sweep deletes the record then
         }
     }
 
@@ -130,6 +179,7 @@ final class FileCompressor implements CompressionHost.Compressor {
                 }
             }
         }
+        folder.progress(id, token, read, read);
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
             channel.force(true);          // on disk before the rename makes it the output
         }

@@ -61,6 +61,11 @@ final class WorkFolder {
         this.work = Files.createDirectories(this.output.resolve(WORK));
     }
 
+    /** Creates the output folder and its work area again if they went away. */
+    void create() throws IOException {
+        Files.createDirectories(work);
+    }
+
     /** Returns the output folder. */
     Path output() {
         return output;

@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,7 +28,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,7 +76,7 @@ class CompressionApiTest {
 
     @Test
     void aBatchRunsOneCompressionAtATimeInPriorityOrderWithItsProgress() throws Exception {
-        ApiClient api = start("--throttle-bytes-per-second", "300000");
+        ApiClient api = start("--throttle-bytes-per-second", "300000", "--journal", "journal.log");
         Map<String, byte[]> inputs = new HashMap<>();
         for (String name : List.of("n1.txt", "l1.txt", "h1.txt", "n2.txt")) inputs.put(name, input(data, name, 150_000, name.hashCode()));
 
@@ -125,15 +123,10 @@ class CompressionApiTest {
         }
         assertThat(progress.values().stream().flatMap(List::stream)).anyMatch(p -> p > 0 && p < 100);
 
-        // the histories: one compression at a time, started by priority then in the order added
-        List<Long> all = List.copyOf(ids.values());
-        TreeMap<Instant, Instant> intervals = Fixtures.runningIntervals(api, all);
-        assertThat(intervals).hasSize(4);
-        Fixtures.assertNoOverlap(intervals);
-        List<String> startOrder = all.stream().sorted(Comparator.comparing(id -> history(api, id).stream()
-                .filter(s -> s.event().equals("START")).findFirst().orElseThrow().at()))
-                .map(id -> ids.entrySet().stream().filter(e -> e.getValue().equals(id)).findFirst().orElseThrow().getKey()).toList();
-        assertThat(startOrder).containsExactly("h1.txt", "n1.txt", "n2.txt", "l1.txt");
+        // the compressions' own journal: one at a time, started by priority then in the order added
+        List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+        Fixtures.assertOneAtATime(journal);
+        assertThat(Fixtures.starts(journal)).containsExactly(ids.get("h1.txt"), ids.get("n1.txt"), ids.get("n2.txt"), ids.get("l1.txt"));
 
         for (String name : inputs.keySet()) assertThat(gunzip(data, name + ".gz")).isEqualTo(inputs.get(name));
         assertThat(outputs(data)).containsExactly("h1.txt.gz", "l1.txt.gz", "n1.txt.gz", "n2.txt.gz");
@@ -193,7 +186,7 @@ class CompressionApiTest {
 
     @Test
     void theQueueIsReorderedPausedStoppedAfterTheCurrentTaskAndItsTasksSkippedCanceledAndRefused() throws Exception {
-        ApiClient api = start("--throttle-bytes-per-second", "100000");
+        ApiClient api = start("--throttle-bytes-per-second", "100000", "--journal", "journal.log");
         for (String name : List.of("a", "b", "c", "d", "h")) input(data, name, 2_000, name.hashCode());
         input(data, "slow", 400_000, 7);
         api.post("/api/queue/pause", "");
@@ -239,10 +232,7 @@ class CompressionApiTest {
         assertThat(api.post("/api/queue/resume", "").status()).isEqualTo(200);
         api.awaitGet("/api/tasks?state=queued", x -> x.json().path("count").asInt() == 0, WAIT);
         for (long id : List.of(d, h, c)) awaitState(api, id, "COMPLETED", WAIT);
-        TreeMap<Instant, Instant> intervals = Fixtures.runningIntervals(api, List.of(d, h, c));
-        assertThat(intervals.values()).hasSize(3);
-        Fixtures.assertNoOverlap(intervals);
-        assertThat(List.of(d, h, c)).isSortedAccordingTo(Comparator.comparing(id -> history(api, id).get(1).at()));
+        assertThat(Fixtures.starts(Fixtures.journal(data.resolve("journal.log")))).containsExactly(d, h, c);
 
         // stop after current: the running compression finishes, the next one waits
         long slow = add(api, "{\"input\": \"slow\"}");
@@ -269,17 +259,21 @@ class CompressionApiTest {
         assertThat(cancel.field("cancel")).isEqualTo("requested");
         JsonNode stopped = awaitState(api, big, "CANCELED", WAIT);
         assertThat(stopped.path("output").isNull()).isTrue();
-        assertThat(temps(data)).isEmpty();
+        assertThat(temps(data)).as("the stopped compression's temporary file").noneMatch(n -> n.startsWith("task-" + big + "-"));
         assertThat(outputs(data)).doesNotContain("slow-1.gz");
         awaitState(api, next, "COMPLETED", WAIT);
+        assertThat(temps(data)).isEmpty();
         assertThat(outputs(data)).containsExactly("c.gz", "d.gz", "h.gz", "slow.gz");
         assertThat(events(api, big)).containsExactly("ENQUEUE", "START", "CANCEL");
         assertThat(history(api, big).get(2).actor()).isEqualTo("alice");
+        List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+        Fixtures.assertOneAtATime(journal);
+        assertThat(journal).filteredOn(e -> e.task() == big && e.event().equals("end")).extracting(Fixtures.Entry::outcome).containsExactly("stopped");
     }
 
     @Test
     void aMissingInputFailsWithoutRetriesAndARetryRunsItFirst() throws Exception {
-        ApiClient api = start();
+        ApiClient api = start("--journal", "journal.log");
         byte[] content = input(data, "gone.txt", 10_000, 9);
         input(data, "other.txt", 10_000, 10);
         api.post("/api/queue/pause", "");
@@ -305,10 +299,32 @@ class CompressionApiTest {
         api.post("/api/queue/resume", "");
         awaitState(api, gone, "COMPLETED", WAIT);
         awaitState(api, other, "COMPLETED", WAIT);
-        assertThat(history(api, gone).stream().filter(s -> s.event().equals("START")).reduce((x, y) -> y).orElseThrow().at())
-                .isBefore(history(api, other).stream().filter(s -> s.event().equals("START")).findFirst().orElseThrow().at());
+        List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+        assertThat(Fixtures.starts(journal)).as("the retried task ran first").containsExactly(gone, gone, other);
+        assertThat(journal).filteredOn(e -> e.event().equals("end")).extracting(Fixtures.Entry::outcome)
+                .containsExactly("failed", "published gone.txt.gz", "published other.txt.gz");
         assertThat(gunzip(data, "gone.txt.gz")).isEqualTo(content);
         assertThat(api.get("/api/tasks/" + gone).json().path("last_error").path("code").asText()).isEqualTo("INPUT_MISSING");
+    }
+
+    @Test
+    void aTemporaryErrorIsRetriedAfterItsBackOff() throws Exception {
+        ApiClient api = start();
+        byte[] content = input(data, "t.txt", 10_000, 14);
+        Path work = data.resolve("output/.work");
+        Files.delete(work);
+        Files.writeString(work, "a file where the work area belongs");
+        long id = add(api, "{\"input\": \"t.txt\"}");
+        JsonNode retrying = awaitState(api, id, "RETRYING", WAIT);
+        assertThat(retrying.path("last_error").path("code").asText()).isEqualTo("IO_ERROR");
+        assertThat(retrying.path("last_error").path("retryable").asBoolean()).isTrue();
+        assertThat(retrying.path("retries").asInt()).isEqualTo(1);
+        Files.delete(work);
+        Files.createDirectory(work);
+        JsonNode done = awaitState(api, id, "COMPLETED", WAIT);
+        assertThat(done.path("attempts").asInt()).isEqualTo(2);
+        assertThat(events(api, id)).containsExactly("ENQUEUE", "START", "RETRYABLE_ERROR", "BACKOFF_ELAPSED", "START", "SUCCEED");
+        assertThat(gunzip(data, "t.txt.gz")).isEqualTo(content);
     }
 
     @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompressionKillTest {
     static final Duration WAIT = Duration.ofSeconds(90);
     /** Leases short enough for a quick takeover, long enough for heartbeats on a busy machine. */
-    static final String LEASE = "4";
+    static final String LEASE = "6";
 
     @TempDir
     Path data;
@@ -54,7 +54,7 @@ class CompressionKillTest {
         byte[] small = input(data, "small.txt", 20_000, 2);
         long bigId;
         long smallId;
-        try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000", "--lease-seconds", LEASE)) {
+        try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000", "--lease-seconds", LEASE, "--journal", "journal.log")) {
             ApiClient api = first.client();
             bigId = add(api, "big.txt");
             smallId = add(api, "small.txt");
@@ -64,7 +64,7 @@ class CompressionKillTest {
         }
         assertThat(outputs(data)).isEmpty();
 
-        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE)) {
+        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--journal", "journal.log")) {
             ApiClient api = second.client();
             JsonNode done = awaitState(api, bigId, "COMPLETED", WAIT);
             awaitState(api, smallId, "COMPLETED", WAIT);
@@ -74,8 +74,10 @@ class CompressionKillTest {
             assertThat(done.path("output").asText()).isEqualTo("big.txt.gz");
             assertThat(startActor(api, bigId, 0)).isNotEqualTo(startActor(api, bigId, 1));
             assertThat(events(api, smallId)).containsExactly("ENQUEUE", "START", "SUCCEED");
-            assertThat(history(api, smallId).get(1).at()).as("the recovered task went first").isAfter(history(api, bigId).get(4).at());
-            Fixtures.assertNoOverlap(Fixtures.runningIntervals(api, List.of(bigId, smallId)));
+            List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+            assertThat(Fixtures.starts(journal)).as("the recovered task went first").containsExactly(bigId, bigId, smallId);
+            assertThat(journal).filteredOn(e -> e.event().equals("end")).extracting(Fixtures.Entry::outcome)
+                    .containsExactly("published big.txt.gz", "published small.txt.gz");
 
             assertThat(outputs(data)).containsExactly("big.txt.gz", "small.txt.gz");
             assertThat(gunzip(data, "big.txt.gz")).isEqualTo(big);
@@ -93,7 +95,7 @@ class CompressionKillTest {
         long bigId;
         long smallId;
         try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000",
-                "--lease-seconds", LEASE, "--auto-recover", "false")) {
+                "--lease-seconds", LEASE, "--journal", "journal.log", "--auto-recover", "false")) {
             ApiClient api = first.client();
             bigId = add(api, "big.txt");
             smallId = add(api, "small.txt");
@@ -102,7 +104,7 @@ class CompressionKillTest {
         }
         assertThat(temps(data)).as("the killed compression's temporary file").hasSize(1);
 
-        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--auto-recover", "false")) {
+        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--journal", "journal.log", "--auto-recover", "false")) {
             ApiClient api = second.client();
             JsonNode failed = awaitState(api, bigId, "FAILED", WAIT);
             assertThat(events(api, bigId)).containsExactly("ENQUEUE", "START", "INTERRUPT", "FAIL");
@@ -118,6 +120,10 @@ class CompressionKillTest {
             assertThat(outputs(data)).containsExactly("big.txt.gz", "small.txt.gz");
             assertThat(gunzip(data, "big.txt.gz")).isEqualTo(big);
             assertThat(temps(data)).isEmpty();
+            List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+            assertThat(Fixtures.starts(journal)).containsExactly(bigId, smallId, bigId);
+            assertThat(journal).filteredOn(e -> e.event().equals("end")).extracting(Fixtures.Entry::outcome)
+                    .containsExactly("published small.txt.gz", "published big.txt.gz");
         }
     }
 
@@ -126,14 +132,14 @@ class CompressionKillTest {
         byte[] content = input(data, "a.txt", 10_000, 5);
         long id;
         try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "20000",
-                "--lease-seconds", LEASE, "--crash-after-publish", "true")) {
+                "--lease-seconds", LEASE, "--journal", "journal.log", "--crash-after-publish", "true")) {
             id = add(first.client(), "a.txt");
             assertThat(first.process().waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the process halted itself").isTrue();
             assertThat(first.process().exitValue()).isEqualTo(FileCompressor.CRASH_STATUS);
         }
         assertThat(outputs(data)).as("renamed into place, not recorded").containsExactly("a.txt.gz");
 
-        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE)) {
+        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--journal", "journal.log")) {
             ApiClient api = second.client();
             JsonNode done = awaitState(api, id, "COMPLETED", WAIT);
             assertThat(events(api, id)).containsExactly("ENQUEUE", "START", "INTERRUPT", "RECOVER", "START", "SUCCEED");
@@ -142,6 +148,10 @@ class CompressionKillTest {
             assertThat(outputs(data)).containsExactly("a.txt.gz");
             assertThat(gunzip(data, "a.txt.gz")).isEqualTo(content);
             assertThat(temps(data)).isEmpty();
+            List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+            assertThat(Fixtures.starts(journal)).containsExactly(id, id);
+            assertThat(journal).filteredOn(e -> e.event().equals("end")).extracting(Fixtures.Entry::outcome)
+                    .as("the first run halted right after its rename").containsExactly("published a.txt.gz");
         }
     }
 

@@ -13,10 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -127,33 +126,44 @@ final class Fixtures {
         return history(api, id).stream().map(Step::event).toList();
     }
 
-    /**
-     * Returns the time each of {@code ids} spent running, by start: each interval from a claim
-     * (entering {@code RUNNING}) to the next change that left {@code RUNNING}.
-     */
-    static TreeMap<Instant, Instant> runningIntervals(ApiClient api, List<Long> ids) {
-        TreeMap<Instant, Instant> intervals = new TreeMap<>();
-        for (long id : ids) {
-            Instant start = null;
-            for (Step s : history(api, id)) {
-                if (s.to().equals("RUNNING")) start = s.at();
-                else if (s.from().equals("RUNNING") && start != null) {
-                    intervals.put(start, s.at());
-                    start = null;
-                }
-            }
-            assertThat(start).as("task %d is still running", id).isNull();
+    /** A line of the compressions' journal: {@code start} or {@code end} of a compression of a task under a lease. */
+    record Entry(String event, long task, long token, String owner, Instant at, String outcome) {}
+
+    /** Returns the journal {@code file} the service wrote with {@code --journal}, empty when there is none yet. */
+    static List<Entry> journal(Path file) throws IOException {
+        if (!Files.exists(file)) return List.of();
+        List<Entry> entries = new ArrayList<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            String[] p = line.split(" ", 6);
+            entries.add(new Entry(p[0], Long.parseLong(p[1]), Long.parseLong(p[2]), p[3], Instant.parse(p[4]), p.length > 5 ? p[5] : ""));
         }
-        return intervals;
+        return entries;
     }
 
-    /** Asserts that no two of {@code intervals} overlap: one compression at a time. */
-    static void assertNoOverlap(TreeMap<Instant, Instant> intervals) {
-        Instant lastEnd = Instant.MIN;
-        for (Map.Entry<Instant, Instant> e : intervals.entrySet()) {
-            assertThat(e.getKey()).as("a compression started at %s while another ran until %s", e.getKey(), lastEnd)
-                    .isAfterOrEqualTo(lastEnd);
-            lastEnd = e.getValue();
+    /** Returns the tasks of the journal's starts, in the order they started. */
+    static List<Long> starts(List<Entry> journal) {
+        return journal.stream().filter(e -> e.event().equals("start")).sorted(Comparator.comparing(Entry::at)).map(Entry::task).toList();
+    }
+
+    /**
+     * Asserts that the journal's compressions never ran at once: in time order (an end before a
+     * start of the same instant), every compression ends before the next starts.
+     */
+    static void assertOneAtATime(List<Entry> journal) {
+        List<Entry> byTime = new ArrayList<>(journal);
+        byTime.sort(Comparator.comparing(Entry::at).thenComparing(e -> e.event().equals("start")));
+        Entry running = null;
+        for (Entry e : byTime) {
+            if (e.event().equals("start")) {
+                assertThat(running).as("%s started while %s ran", e, running).isNull();
+                running = e;
+            } else {
+                assertThat(running).as("%s ended without its start", e).isNotNull();
+                assertThat(e.task()).isEqualTo(running.task());
+                assertThat(e.token()).isEqualTo(running.token());
+                running = null;
+            }
         }
+        assertThat(running).as("a compression still runs").isNull();
     }
 }
