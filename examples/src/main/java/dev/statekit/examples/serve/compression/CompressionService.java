@@ -211,6 +211,8 @@ public final class CompressionService implements Service {
                 .post("/api/tasks/{id}/cancel", this::cancel)
                 .post("/api/tasks/{id}/retry", this::retry)
                 .post("/api/tasks/{id}/skip", this::skip)
+                .post("/api/tasks/{id}/pause", x -> hold(x, true))
+                .post("/api/tasks/{id}/resume", x -> hold(x, false))
                 .post("/api/tasks/{id}/move-to-front", this::moveToFront)
                 .post("/api/tasks/{id}/priority", this::priority)
                 .post("/api/tasks/{id}/reorder", this::reorder)
@@ -395,6 +397,18 @@ public final class CompressionService implements Service {
         return Reply.ok(view(find(id)));
     }
 
+    /** Holds a queued task (it keeps its place and is passed over) or releases it; a running compression cannot be paused. */
+    private Reply hold(Exchange x, boolean hold) {
+        long id = x.id("id");
+        String actor = x.actor();
+        x.body().requireOnly(Set.of());
+        find(id);
+        Outcome<State> o = hold ? host.hold(id, actor) : host.release(id, actor);
+        if (o instanceof Outcome.Refused<State> refused) throw Fires.refusal(host.machine(), refused);
+        log.info("{} {} task {}", actor, hold ? "holds" : "releases", id);
+        return Reply.ok(view(find(id)));
+    }
+
     private Reply moveToFront(Exchange x) {
         long id = x.id("id");
         x.body().requireOnly(Set.of());
@@ -447,7 +461,7 @@ public final class CompressionService implements Service {
     }
 
     private Map<String, Object> view(Task<State> task) {
-        Integer position = TaskViews.WAITING.contains(task.state()) ? TaskViews.position(TaskViews.inQueueOrder(host.tasks()), task.id()) : null;
+        Integer position = TaskViews.IN_LINE.contains(task.state()) ? TaskViews.position(TaskViews.inQueueOrder(host.tasks()), task.id()) : null;
         return TaskViews.task(task, position, folder);
     }
 

@@ -21,8 +21,10 @@ import org.jspecify.annotations.Nullable;
 
 /** The JSON of the compression API: tasks in queue order, the queue, history entries. */
 final class TaskViews {
-    /** The states of a task that waits for its turn in the queue (it has a place). */
+    /** The states of a task that waits in the queue: its place can change. */
     static final Set<State> WAITING = EnumSet.of(State.CREATED, State.QUEUED, State.BLOCKED, State.RETRYING, State.PAUSED);
+    /** The states of a waiting task that will start in its turn (a held one is passed over): it has a position. */
+    static final Set<State> IN_LINE = EnumSet.of(State.CREATED, State.QUEUED, State.BLOCKED, State.RETRYING);
     /** The states of a task that has ended, for now (failed) or for good. */
     static final Set<State> ENDED = EnumSet.of(State.FAILED, State.COMPLETED, State.CANCELED);
     /** The blocked reason shown for a lack of free disk space. */
@@ -78,7 +80,7 @@ final class TaskViews {
     /**
      * Returns the JSON of {@code task}.
      *
-     * @param position its place among the waiting tasks (1 starts next), or null when it does not wait
+     * @param position its place among the tasks in line (1 starts next), or null when it is not in line
      */
     static Map<String, Object> task(Task<State> task, @Nullable Integer position, WorkFolder folder) {
         TaskRecord r = task.record();
@@ -134,22 +136,22 @@ final class TaskViews {
         }
     }
 
-    /** Returns the JSON of tasks in queue order, each with its place when it waits. */
+    /** Returns the JSON of tasks in queue order, each with its place when it is in line. */
     static List<Map<String, Object>> tasks(List<Task<State>> ordered, WorkFolder folder) {
         List<Map<String, Object>> views = new ArrayList<>(ordered.size());
         int position = 0;
         for (Task<State> t : ordered) {
-            Integer place = WAITING.contains(t.state()) ? ++position : null;
+            Integer place = IN_LINE.contains(t.state()) ? ++position : null;
             views.add(task(t, place, folder));
         }
         return views;
     }
 
-    /** Returns the place of task {@code id} among the waiting tasks of {@code ordered}, or null. */
+    /** Returns the place of task {@code id} among the tasks in line of {@code ordered}, or null. */
     static @Nullable Integer position(List<Task<State>> ordered, long id) {
         int position = 0;
         for (Task<State> t : ordered) {
-            if (!WAITING.contains(t.state())) continue;
+            if (!IN_LINE.contains(t.state())) continue;
             position++;
             if (t.id() == id) return position;
         }

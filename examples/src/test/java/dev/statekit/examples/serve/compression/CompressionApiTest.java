@@ -210,6 +210,17 @@ class CompressionApiTest {
         assertThat(api.post("/api/tasks/" + a + "/reorder", "{\"before_id\": " + a + "}").status()).isEqualTo(400);
         assertThat(tasks(api.get("/api/tasks"))).extracting(t -> t.path("id").asLong()).containsExactly(d, h, c, a, b);
 
+        // a held task keeps its place but is passed over until released
+        ApiClient.Response held = api.post("/api/tasks/" + c + "/pause", "");
+        assertThat(held.status()).isEqualTo(200);
+        assertThat(held.field("state")).isEqualTo("PAUSED");
+        assertThat(held.json().path("position").isNull()).isTrue();
+        assertThat(api.get("/api/tasks/" + a).json().path("position").asInt()).isEqualTo(3);
+        assertRefused(api.post("/api/tasks/" + c + "/pause", ""), 409, "ILLEGAL_TRANSITION", "RESUME", "CANCEL");
+        ApiClient.Response released = api.post("/api/tasks/" + c + "/resume", "");
+        assertThat(released.field("state")).isEqualTo("QUEUED");
+        assertThat(released.json().path("position").asInt()).isEqualTo(3);
+
         ApiClient.Response skipped = api.post("/api/tasks/" + b + "/skip", "");
         assertThat(skipped.status()).isEqualTo(200);
         assertThat(skipped.field("state")).isEqualTo("CANCELED");
@@ -243,6 +254,7 @@ class CompressionApiTest {
         assertThat(stop.json().path("running").get(0).asLong()).isEqualTo(slow);
         assertRefused(api.post("/api/tasks/" + slow + "/skip", ""), 409, "TASK_ALREADY_STARTED", "CANCEL");
         assertRefused(api.post("/api/tasks/" + slow + "/move-to-front", ""), 409, "TASK_ALREADY_STARTED", "CANCEL");
+        assertRefused(api.post("/api/tasks/" + slow + "/pause", ""), 409, "RUNNING_NOT_PAUSABLE", "CANCEL");
         awaitState(api, slow, "COMPLETED", WAIT);
         JsonNode waitingNext = api.get("/api/tasks/" + next).json();
         assertThat(waitingNext.path("state").asText()).isEqualTo("QUEUED");
