@@ -41,8 +41,10 @@ import java.util.EnumSet;
  * space) moves a queued task to {@code BLOCKED} ({@link Event#BLOCK}) and back
  * ({@link Event#UNBLOCK}). A task whose lease is lost to a crash is {@code INTERRUPTED}, then
  * re-queued at the front once ({@link Event#RECOVER}) or failed ({@link Event#FAIL}), as
- * {@link #machine(boolean)} chooses. There is no release: no row leads from {@code RUNNING} back to
- * {@code QUEUED}, so a task still running when its runtime stops is recovered as interrupted.
+ * {@link #machine(boolean)} chooses. There is no release row: no row leads from {@code RUNNING} back
+ * to {@code QUEUED}; a task still running when its runtime stops past its grace goes back to
+ * {@code QUEUED} by the runtime's own release (recorded {@code RELEASE}), and only a task whose
+ * runtime died is recovered as interrupted.
  */
 public final class CompressionTask {
     /** The longest back-off, in seconds. */

@@ -246,8 +246,10 @@ public final class ServeCommand {
         } else if (options.url() != null) {
             store = Stores.persistent(options.url(), options.user(), options.password(), prefix, POOL_SIZE);
         } else {
-            // WRITE_DELAY=0: a commit is in the file when it returns; by default H2 writes it up to a second later, and a killed process loses it
-            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0", "sa", "", prefix, POOL_SIZE);
+            // WRITE_DELAY=0: a commit is in the file when it returns (by default H2 writes it up to a second later, and a killed
+            // process loses it); DB_CLOSE_ON_EXIT=FALSE: H2's own shutdown hook leaves the database open for the graceful stop
+            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE",
+                    "sa", "", prefix, POOL_SIZE);
         }
         Service service = null;
         try {

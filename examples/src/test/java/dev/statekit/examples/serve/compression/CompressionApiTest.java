@@ -358,6 +358,9 @@ class CompressionApiTest {
         assertThat(done.path("blocked_reason").isNull()).isTrue();
         assertThat(events(api, id)).containsSubsequence("BLOCK", "UNBLOCK", "START", "SUCCEED");
         assertThat(gunzip(data, "big.txt.gz")).isEqualTo(content);
+        started.get(0).service().close();
+        started.get(0).service().close();       // closing again does nothing (the server closes it a third time)
+        assertThat(started.get(0).service().runtime().runningTasks()).isEmpty();
     }
 
     @Test

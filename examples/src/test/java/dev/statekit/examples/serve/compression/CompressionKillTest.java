@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code examples serve compression} as a process on an H2 file, killed (SIGKILL) while a file is
  * being compressed, then started again on the same folder: the compression is recovered as the
  * seed says (re-run once at the front, or failed and retried by hand), and its output exists
- * once, under the name decided before the crash, with no temporary file left.
+ * once, under the name decided before the crash, with no temporary file left. Stopped (SIGTERM)
+ * instead, the service hands the compression back to the queue.
  */
 class CompressionKillTest {
     static final Duration WAIT = Duration.ofSeconds(90);
@@ -152,6 +153,34 @@ class CompressionKillTest {
             assertThat(Fixtures.starts(journal)).containsExactly(id, id);
             assertThat(journal).filteredOn(e -> e.event().equals("end")).extracting(Fixtures.Entry::outcome)
                     .as("the first run halted right after its rename").containsExactly("published a.txt.gz");
+        }
+    }
+
+    @Test
+    void aStoppedServiceHandsItsCompressionBackAndItRunsAgainOnce() throws Exception {
+        byte[] big = input(data, "big.txt", 1_000_000, 6);
+        long id;
+        try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000",
+                "--lease-seconds", LEASE, "--journal", "journal.log", "--stop-grace-seconds", "0")) {
+            ApiClient api = first.client();
+            id = add(api, "big.txt");
+            awaitCompressing(api, id);
+            first.stop();       // SIGTERM: no grace, the compression stops and hands its task back
+        }
+        assertThat(temps(data)).isEmpty();
+        assertThat(outputs(data)).isEmpty();
+
+        try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--journal", "journal.log")) {
+            ApiClient api = second.client();
+            JsonNode done = awaitState(api, id, "COMPLETED", WAIT);
+            assertThat(events(api, id)).containsExactly("ENQUEUE", "START", "RELEASE", "START", "SUCCEED");
+            assertThat(done.path("attempts").asInt()).as("the stopped attempt was given back").isEqualTo(1);
+            assertThat(outputs(data)).containsExactly("big.txt.gz");
+            assertThat(gunzip(data, "big.txt.gz")).isEqualTo(big);
+            List<Fixtures.Entry> journal = Fixtures.journal(data.resolve("journal.log"));
+            Fixtures.assertOneAtATime(journal);
+            assertThat(journal).filteredOn(e -> e.event().equals("end")).extracting(Fixtures.Entry::outcome)
+                    .containsExactly("stopped", "published big.txt.gz");
         }
     }
 
