@@ -24,10 +24,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -421,14 +419,16 @@ class CompressionApiTest {
             assertThat(api.post("/api/tasks/424242/" + action, "").status()).as(action).isEqualTo(404);
         }
         assertThat(api.get("/api/queue/pause").status()).isEqualTo(405);
-        assertThat(api.post("/api/tasks", "{\"input\": \"" + "x".repeat(70_000) + "\"}").status()).isEqualTo(413);
-        assertThat(api.post("/api/tasks", "{\"input\": \"k.txt\"}", "text/plain").status()).isEqualTo(415);
-        assertThat(api.post("/api/queue/resume", "", null).status()).isEqualTo(415);
-        ApiClient.Response crossSite = api.send(api.builder("/api/queue/resume").header("Content-Type", "application/json")
+        // each on a connection of its own: the server answers these without reading the body, and may close the connection
+        assertThat(api.as("alice").post("/api/tasks", "{\"input\": \"" + "x".repeat(70_000) + "\"}").status()).isEqualTo(413);
+        assertThat(api.as("alice").post("/api/tasks", "{\"input\": \"k.txt\"}", "text/plain").status()).isEqualTo(415);
+        assertThat(api.as("alice").post("/api/queue/resume", "", null).status()).isEqualTo(415);
+        ApiClient other = api.as("alice");
+        ApiClient.Response crossSite = other.send(other.builder("/api/queue/resume").header("Content-Type", "application/json")
                 .header("Sec-Fetch-Site", "cross-site").POST(java.net.http.HttpRequest.BodyPublishers.ofString("")).build());
         assertThat(crossSite.status()).isEqualTo(403);
-        assertThat(api.get("/api/queue").field("state")).isEqualTo("paused");
-        assertThat(Set.copyOf(outputs(data))).isEmpty();
-        assertThat(new HashSet<>(Fixtures.work(data))).isEmpty();
+        assertThat(api.as("alice").get("/api/queue").field("state")).isEqualTo("paused");
+        assertThat(outputs(data)).isEmpty();
+        assertThat(Fixtures.work(data)).isEmpty();
     }
 }
