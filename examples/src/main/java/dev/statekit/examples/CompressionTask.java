@@ -17,7 +17,10 @@ import java.util.EnumSet;
  * {@link Event#START} only when nothing runs); each task's own lifecycle is this machine. A
  * running compression cannot be paused and resumed losslessly, so {@link Event#PAUSE} holds a
  * single queued task and is refused for a running one ({@value #RUNNING_NOT_PAUSABLE}); pausing the
- * whole queue is the scheduler's switch, not a task state.
+ * whole queue is the scheduler's switch, not a task state. The other refusals a user meets are
+ * named too: skipping a running task ({@value #TASK_ALREADY_STARTED}) or one that does not wait in
+ * the queue ({@value #NOT_QUEUED}), retrying a task that has not failed ({@value #NOT_FAILED}),
+ * cancelling one that has ended ({@value #TASK_FINISHED}).
  *
  * <p>Attributes: {@value #BLOCKED_REASON} while blocked (for example {@code disk_space}), which the
  * runtime sets with {@link Event#BLOCK} and removes with {@link Event#UNBLOCK};
@@ -38,8 +41,10 @@ import java.util.EnumSet;
  * space) moves a queued task to {@code BLOCKED} ({@link Event#BLOCK}) and back
  * ({@link Event#UNBLOCK}). A task whose lease is lost to a crash is {@code INTERRUPTED}, then
  * re-queued at the front once ({@link Event#RECOVER}) or failed ({@link Event#FAIL}), as
- * {@link #machine(boolean)} chooses. There is no release: no row leads from {@code RUNNING} back to
- * {@code QUEUED}, so a task still running when its runtime stops is recovered as interrupted.
+ * {@link #machine(boolean)} chooses. There is no release row: no row leads from {@code RUNNING} back
+ * to {@code QUEUED}; a task still running when its runtime stops past its grace goes back to
+ * {@code QUEUED} by the runtime's own release (recorded {@code RELEASE}), and only a task whose
+ * runtime died is recovered as interrupted.
  */
 public final class CompressionTask {
     /** The longest back-off, in seconds. */
@@ -60,6 +65,14 @@ public final class CompressionTask {
     public static final String RUNNING_NOT_PAUSABLE = "RUNNING_NOT_PAUSABLE";
     /** The refusal code of blocking a task without a reason. */
     public static final String BLOCK_REASON_MISSING = "BLOCK_REASON_MISSING";
+    /** The named refusal of skipping a task that already started. */
+    public static final String TASK_ALREADY_STARTED = "TASK_ALREADY_STARTED";
+    /** The named refusal of skipping a task that is not waiting in the queue. */
+    public static final String NOT_QUEUED = "NOT_QUEUED";
+    /** The named refusal of retrying a task that has not failed. */
+    public static final String NOT_FAILED = "NOT_FAILED";
+    /** The named refusal of cancelling a task that has ended. */
+    public static final String TASK_FINISHED = "TASK_FINISHED";
 
     /** The state of a task. */
     public enum State {
@@ -172,6 +185,17 @@ public final class CompressionTask {
                 .row(State.PAUSED, Event.RESUME, State.QUEUED).by(USER).label("release").add()
                 .refuse(State.RUNNING, Event.PAUSE, RUNNING_NOT_PAUSABLE,
                         "a running compression cannot be paused and resumed safely; pause the queue or cancel the task");
+        // refusals a user meets, named: skip only waits in the queue, retry only follows a failure
+        for (State s : State.values()) {
+            if (s == State.RUNNING) {
+                b.refuse(s, Event.SKIP, TASK_ALREADY_STARTED, "the task already started; cancel it to stop it");
+            } else if (s != State.QUEUED) {
+                b.refuse(s, Event.SKIP, NOT_QUEUED, "only a task waiting in the queue can be skipped");
+            }
+            if (s != State.FAILED) b.refuse(s, Event.RETRY, NOT_FAILED, "only a failed task can be retried");
+        }
+        b.refuse(State.COMPLETED, Event.CANCEL, TASK_FINISHED, "the task has ended");
+        b.refuse(State.CANCELED, Event.CANCEL, TASK_FINISHED, "the task has ended");
         // the user may cancel in every state that is not terminal (and so may a cancelled batch, as SYSTEM)
         for (State s : EnumSet.complementOf(EnumSet.of(State.COMPLETED, State.CANCELED))) {
             // a cancelled batch cancels its waiting files as SYSTEM; a running one only stops through its lease

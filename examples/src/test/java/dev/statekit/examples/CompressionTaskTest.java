@@ -22,6 +22,7 @@ import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TriggerSource;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,7 +67,15 @@ class CompressionTaskTest extends MachineContract<State, Event> {
 
     @Override
     Map<String, String> namedRefusals() {
-        return Map.of("RUNNING/PAUSE", CompressionTask.RUNNING_NOT_PAUSABLE);
+        Map<String, String> named = new HashMap<>();
+        named.put("RUNNING/PAUSE", CompressionTask.RUNNING_NOT_PAUSABLE);
+        for (State s : State.values()) {
+            if (s != State.QUEUED) named.put(s + "/SKIP", s == State.RUNNING ? CompressionTask.TASK_ALREADY_STARTED : CompressionTask.NOT_QUEUED);
+            if (s != State.FAILED) named.put(s + "/RETRY", CompressionTask.NOT_FAILED);
+        }
+        named.put("COMPLETED/CANCEL", CompressionTask.TASK_FINISHED);
+        named.put("CANCELED/CANCEL", CompressionTask.TASK_FINISHED);
+        return named;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.statekit.core.CancelResult;
 import dev.statekit.core.Fire;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Command;
+import dev.statekit.core.Created;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.QueueOptions;
@@ -86,7 +87,7 @@ public final class CompressionHost implements AutoCloseable {
     private final Compressor compressor;
 
     /**
-     * Creates a host over {@code store}.
+     * Creates a host over {@code store} whose leases last 30 s.
      *
      * @param store       where the tasks live
      * @param clock       the clock of the engine and the runtime
@@ -98,6 +99,24 @@ public final class CompressionHost implements AutoCloseable {
      */
     public CompressionHost(Store store, Clock clock, @Nullable Executor executor, String owner, Compressor compressor,
                            boolean autoRecover, @Nullable LongSupplier freeBytes) {
+        this(store, clock, executor, owner, compressor, autoRecover, freeBytes, Duration.ofSeconds(30));
+    }
+
+    /**
+     * Creates a host over {@code store}.
+     *
+     * @param store         where the tasks live
+     * @param clock         the clock of the engine and the runtime
+     * @param executor      runs the runtime's workers; null for a pool of its own
+     * @param owner         the lease owner name: a host restarted under the same name recovers at once
+     * @param compressor    the compression
+     * @param autoRecover   whether an interrupted task is re-queued at the front once, or failed
+     * @param freeBytes     the free disk space, checked before each start; null for no check
+     * @param leaseDuration how long a compression's lease lasts unless renewed: how long after a crash
+     *                      another host (or this one restarted under another name) takes the task over
+     */
+    public CompressionHost(Store store, Clock clock, @Nullable Executor executor, String owner, Compressor compressor,
+                           boolean autoRecover, @Nullable LongSupplier freeBytes, Duration leaseDuration) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.compressor = Objects.requireNonNull(compressor, "compressor");
         this.machine = CompressionTask.machine(autoRecover);
@@ -105,7 +124,7 @@ public final class CompressionHost implements AutoCloseable {
         if (freeBytes != null) options = options.precondition(diskSpace(freeBytes));
         // two worker slots, yet one compression at a time: the queue's limit decides, not the slots
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
-                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .leaseDuration(leaseDuration).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .register(machine, QUEUE, this::work, options)
                 .register(CompressionBatch.SUMMARY, SUMMARY_QUEUE, this::summarize, QueueOptions.defaults())
                 .resolves(CompressionBatch.BATCH);
@@ -237,10 +256,29 @@ public final class CompressionHost implements AutoCloseable {
 
     /** Adds a task: created and queued at once. */
     public long add(String input, long sizeBytes, int priority) {
-        long id = engine.create(machine, TaskSpec.defaults().queue(QUEUE).priority(priority)
-                .attribute(INPUT, input).attribute(SIZE, Long.toString(sizeBytes))).task().id();
-        engine.fire(machine, id, Event.ENQUEUE, Command.system().reason("enqueued")).orElseThrow();
-        return id;
+        return add(null, input, sizeBytes, priority, Map.of()).task().id();
+    }
+
+    /**
+     * Adds a task with more attributes, once per idempotency key: created and queued at once.
+     * Adding again with the same key returns the first task (queued first if a crash left it
+     * created), with {@link Created#created()} false.
+     *
+     * @param key        the idempotency key, or null for none
+     * @param attributes more attributes of the task (the input and size are set from the arguments)
+     */
+    public Created<State> add(@Nullable String key, String input, long sizeBytes, int priority, Map<String, String> attributes) {
+        TaskSpec spec = TaskSpec.defaults().queue(QUEUE).priority(priority).attributes(attributes)
+                .attribute(INPUT, input).attribute(SIZE, Long.toString(sizeBytes));
+        if (key != null) spec = spec.idempotencyKey(key);
+        Created<State> created = engine.create(machine, spec);
+        Task<State> t = created.task();
+        if (t.state() == State.CREATED) {
+            Outcome<State> o = engine.fire(machine, t.id(), Event.ENQUEUE, Command.system().reason("enqueued").expectVersion(t.version()));
+            // refused only when another caller (a retry with the key, a restart's heal) queued it meanwhile
+            t = o instanceof Outcome.Applied<State> a ? a.task() : task(t.id());
+        }
+        return new Created<>(t, created.created());
     }
 
     /** Pause Queue: the running task finishes, nothing new starts. */
@@ -271,6 +309,15 @@ public final class CompressionHost implements AutoCloseable {
     /** Changes the priority of a queued task. */
     public boolean setPriority(long id, int priority) {
         return runtime.setPriority(id, priority);
+    }
+
+    /**
+     * Moves a waiting task directly before another of the same priority.
+     *
+     * @throws IllegalArgumentException if the tasks differ in priority
+     */
+    public boolean moveBefore(long id, long beforeId) {
+        return runtime.moveBefore(id, beforeId);
     }
 
     /** Cancels a task: a queued one at once, a running one at its next safe point. */

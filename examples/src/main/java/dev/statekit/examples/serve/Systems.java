@@ -12,7 +12,8 @@ public final class Systems {
         return List.of(
                 dev.statekit.examples.serve.novelproofer.NovelProoferService.factory(),
                 dev.statekit.examples.serve.readdo.ReadDoService.FACTORY,
-                new dev.statekit.examples.serve.etl.EtlService.Factory()
+                new dev.statekit.examples.serve.etl.EtlService.Factory(),
+                new dev.statekit.examples.serve.compression.CompressionService.Factory()
         );
     }
 
