@@ -49,6 +49,14 @@ import org.jspecify.annotations.Nullable;
  * exit status 2.
  */
 public final class Main {
+    static {
+        // the runtime, the pool and the server log their life at INFO; the commands print what happens
+        // themselves. Set before any logger exists: the usage below loads the services' classes.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+    }
+
     /** The programs of {@code examples demo}. */
     static final List<String> PROGRAMS = List.of("novel-proofer", "read-do", "etl", "compression", "lifecycle");
     /** The directory of the scripted programs' default H2 database. */
@@ -77,10 +85,6 @@ public final class Main {
 
     /** Runs the command line and exits with its status when that is not 0. */
     public static void main(String[] args) {
-        // the runtime logs its life at INFO; the programs print what happens themselves
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        }
         int status = run(List.of(args), System.out, System.err);
         System.out.flush();
         if (status != 0) System.exit(status);
