@@ -70,6 +70,8 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /** How long a connection may stay silent, in the middle of a request or between two, before it is closed. */
+    static final long IDLE_TIMEOUT_MILLIS = 15_000;
     /** The most bytes of a body too large to accept that are read and dropped before the 413. */
     static final int DRAIN = 1 << 20;
 
@@ -93,6 +95,7 @@ public final class HttpServer implements AutoCloseable {
         ServerConnector connector = new ServerConnector(server, 1, 1);
         connector.setHost(host);
         connector.setPort(port);
+        connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
         server.addConnector(connector);
         server.setHandler(new Dispatch(router, limits));
         server.setStopTimeout(2_000);
@@ -224,12 +227,17 @@ public final class HttpServer implements AutoCloseable {
          * that the client, still sending, reads the 413 instead of a broken connection; a larger
          * body is left unread, and the 413 closes the connection.
          */
-        private static void drain(InputStream in, long declared) throws IOException {
+        private static void drain(InputStream in, long declared) {
             if (declared > DRAIN) return;
             long left = DRAIN;
             byte[] buffer = new byte[8192];
             int n;
-            while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) left -= n;
+            try {
+                while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) left -= n;
+            } catch (IOException | RuntimeException e) {
+                // a client that stops sending (or goes away) gets its 413 all the same, if it is still there
+                log.debug("the rest of a body too large was not read: {}", e.toString());
+            }
         }
 
         private ApiException tooLarge() {
