@@ -116,12 +116,12 @@ public final class CompressionService implements Service {
     private CompressionService(ServeContext context) throws IOException {
         this.inputs = Files.createDirectories(context.path("input", "input")).toAbsolutePath().normalize();
         this.folder = new WorkFolder(context.path("output", "output"));
-        this.minFreeBytes = new AtomicLong(longOption(context, "min-free-bytes", 0, Long.MAX_VALUE, 0));
-        boolean autoRecover = boolOption(context, "auto-recover", true);
-        long throttle = longOption(context, "throttle-bytes-per-second", 0, 1L << 40, 0);
-        long lease = longOption(context, "lease-seconds", 2, 3600, 30);
-        this.stopGrace = Duration.ofSeconds(longOption(context, "stop-grace-seconds", 0, 3600, 10));
-        boolean crash = boolOption(context, "crash-after-publish", false);
+        this.minFreeBytes = new AtomicLong(context.number("min-free-bytes", 0, 0, Long.MAX_VALUE));
+        boolean autoRecover = context.flag("auto-recover", true);
+        long throttle = context.number("throttle-bytes-per-second", 0, 0, 1L << 40);
+        long lease = context.number("lease-seconds", 30, 2, 3600);
+        this.stopGrace = Duration.ofSeconds(context.number("stop-grace-seconds", 10, 0, 3600));
+        boolean crash = context.flag("crash-after-publish", false);
         @Nullable Path journal = context.option("journal").isPresent() ? context.path("journal", "journal.log") : null;
         FileCompressor compressor = new FileCompressor(inputs, folder, throttle, crash, journal);
         this.host = new CompressionHost(context.store(), context.clock(), null, context.owner(), compressor, autoRecover,
@@ -131,28 +131,6 @@ public final class CompressionService implements Service {
             t.setDaemon(true);
             return t;
         });
-    }
-
-    private static long longOption(ServeContext context, String name, long min, long max, long fallback) {
-        Optional<String> value = context.option(name);
-        if (value.isEmpty()) return fallback;
-        try {
-            long v = Long.parseLong(value.get());
-            if (v >= min && v <= max) return v;
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("--" + name + " must be a whole number from " + min + " to " + max + ", not '" + value.get() + "'");
-    }
-
-    private static boolean boolOption(ServeContext context, String name, boolean fallback) {
-        Optional<String> value = context.option(name);
-        if (value.isEmpty()) return fallback;
-        return switch (value.get()) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException("--" + name + " must be true or false, not '" + value.get() + "'");
-        };
     }
 
     /** Returns the free bytes of the output folder's disk available to this process; 0 when it cannot be read. */

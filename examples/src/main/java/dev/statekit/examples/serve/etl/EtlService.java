@@ -81,10 +81,10 @@ public final class EtlService implements Service {
     EtlService(ServeContext context) throws Exception {
         double ocrRate = context.rate("ocr-failure-rate", 0);
         double llmRate = context.rate("llm-failure-rate", 0);
-        long workMillis = number(context, "work-millis", 200, 0, 600_000);
-        long leaseSeconds = number(context, "lease-seconds", 30, 2, 3600);
-        int workers = (int) number(context, "workers", 4, 1, 64);
-        int lostOcrRetries = (int) number(context, "lost-ocr-retries", 3, 0, 100);
+        long workMillis = context.number("work-millis", 200, 0, 600_000);
+        long leaseSeconds = context.number("lease-seconds", 30, 2, 3600);
+        int workers = context.integer("workers", 4, 1, 64);
+        int lostOcrRetries = context.integer("lost-ocr-retries", 3, 0, 100);
         Set<String> admins = admins(context.option("admins").orElse(""));
         this.files = new EtlFiles(context.dataDir(), context.path("input-dir", "inputs"));
         Mineru mineru = Simulated.mineru(files, context.owner(), context.clock(), ocrRate, workMillis);
@@ -161,18 +161,6 @@ public final class EtlService implements Service {
         } finally {
             host.close();
         }
-    }
-
-    private static long number(ServeContext context, String name, long fallback, long min, long max) {
-        String value = context.option(name).orElse(null);
-        if (value == null) return fallback;
-        try {
-            long n = Long.parseLong(value.trim());
-            if (n >= min && n <= max) return n;
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("--" + name + " must be an integer from " + min + " to " + max + ", not '" + value + "'");
     }
 
     private static Set<String> admins(String value) {

@@ -117,34 +117,12 @@ public final class NovelProoferService implements Service {
             return new Settings(
                     context.rate("llm-failure-rate", 0.1),
                     context.rate("llm-fatal-rate", 0),
-                    integer(context, "chunk-chars", 2000, JobsApi.MIN_CHUNK_CHARS, JobsApi.MAX_CHUNK_CHARS),
-                    Duration.ofMillis(integer(context, "work-millis", 200, 0, 600_000)),
-                    integer(context, "workers", 3, 1, 64),
-                    Duration.ofSeconds(integer(context, "lease-seconds", 30, 2, 3600)),
+                    context.integer("chunk-chars", 2000, JobsApi.MIN_CHUNK_CHARS, JobsApi.MAX_CHUNK_CHARS),
+                    Duration.ofMillis(context.integer("work-millis", 200, 0, 600_000)),
+                    context.integer("workers", 3, 1, 64),
+                    Duration.ofSeconds(context.integer("lease-seconds", 30, 2, 3600)),
                     JobsApi.model(context.option("llm-model").orElse(NovelProoferHost.MODEL), "--llm-model"),
-                    bool(context, "sample"));
-        }
-
-        private static int integer(ServeContext context, String name, int fallback, int min, int max) {
-            Optional<String> value = context.option(name);
-            if (value.isEmpty()) return fallback;
-            try {
-                int v = Integer.parseInt(value.get());
-                if (v >= min && v <= max) return v;
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException("--" + name + " must be a whole number from " + min + " to " + max + ", not '" + value.get() + "'");
-        }
-
-        private static boolean bool(ServeContext context, String name) {
-            Optional<String> value = context.option(name);
-            if (value.isEmpty()) return false;
-            return switch (value.get()) {
-                case "true" -> true;
-                case "false" -> false;
-                default -> throw new IllegalArgumentException("--" + name + " must be true or false, not '" + value.get() + "'");
-            };
+                    context.flag("sample", false));
         }
     }
 

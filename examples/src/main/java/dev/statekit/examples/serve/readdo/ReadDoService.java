@@ -120,9 +120,9 @@ public final class ReadDoService implements Service {
             Chance extract = new Chance(context.rate("extract-failure-rate", 0));
             Chance ai = new Chance(context.rate("ai-failure-rate", 0));
             Chance export = new Chance(context.rate("export-failure-rate", 0));
-            Duration work = Duration.ofMillis(integer(context, "work-millis", 200, 0, 60_000));
-            int workers = integer(context, "workers", 2, 1, 16);
-            Duration lease = Duration.ofSeconds(integer(context, "lease-seconds", 30, 1, 3600));
+            Duration work = Duration.ofMillis(context.integer("work-millis", 200, 0, 60_000));
+            int workers = context.integer("workers", 2, 1, 16);
+            Duration lease = Duration.ofSeconds(context.integer("lease-seconds", 30, 1, 3600));
             Duration poll = lease.dividedBy(2).compareTo(Duration.ofSeconds(1)) < 0 ? lease.dividedBy(2) : Duration.ofSeconds(1);
             Ledger calls = new Ledger(context.dataDir().resolve("logs").resolve("calls.log"));
             Ledger exports = new Ledger(context.dataDir().resolve("logs").resolve("exports.log"));
@@ -132,19 +132,6 @@ public final class ReadDoService implements Service {
                     new ReadDoHost.Settings(context.owner(), workers, lease, poll), pipeline, cards);
             return new ReadDoService(host);
         }
-    }
-
-    /** Returns the option {@code name} as a whole number from {@code min} to {@code max}, or {@code fallback}. */
-    static int integer(ServeContext context, String name, int fallback, int min, int max) {
-        Optional<String> value = context.option(name);
-        if (value.isEmpty()) return fallback;
-        try {
-            int n = Integer.parseInt(value.get().trim());
-            if (n >= min && n <= max) return n;
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("--" + name + " must be a whole number from " + min + " to " + max + ", not '" + value.get() + "'");
     }
 
     /** Returns the host. */
