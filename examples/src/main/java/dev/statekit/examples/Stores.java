@@ -37,20 +37,11 @@ public final class Stores {
     public static final class Opened implements AutoCloseable {
         private final Store store;
         private final String description;
-        private final @Nullable SmallPool pool;
-        private final @Nullable Runnable closer;
-
-        private Opened(Store store, String description, @Nullable SmallPool pool) {
-            this.store = store;
-            this.description = description;
-            this.pool = pool;
-            this.closer = null;
-        }
+        private final Runnable closer;
 
         private Opened(Store store, String description, Runnable closer) {
             this.store = store;
             this.description = description;
-            this.pool = null;
             this.closer = closer;
         }
 
@@ -71,28 +62,26 @@ public final class Stores {
          */
         @Override
         public void close() {
-            Runnable closeAll = closer;
-            if (closeAll != null) {
-                closeAll.run();
-                return;
-            }
-            SmallPool p = pool;
-            if (p == null) return;
-            try (Connection c = p.getConnection(); Statement s = c.createStatement()) {
-                String prefix = ((JdbcStore) store).tablePrefix();
-                for (String table : TABLES) s.execute("drop table if exists " + prefix + table);
-                for (String sequence : SEQUENCES) s.execute("drop sequence if exists " + prefix + sequence);
-            } catch (SQLException e) {
-                log.warn("could not drop the tables of {}: {}", description, e.getMessage());
-            } finally {
-                p.close();
-            }
+            closer.run();
+        }
+    }
+
+    /** Drops the tables of {@code store}, a run's store on {@code pool}, then closes the pool. */
+    private static void dropAndClose(JdbcStore store, SmallPool pool, String description) {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            String prefix = store.tablePrefix();
+            for (String table : TABLES) s.execute("drop table if exists " + prefix + table);
+            for (String sequence : SEQUENCES) s.execute("drop sequence if exists " + prefix + sequence);
+        } catch (SQLException e) {
+            log.warn("could not drop the tables of {}: {}", description, e.getMessage());
+        } finally {
+            pool.close();
         }
     }
 
     /** Returns an in-memory store: nothing survives the run. */
     public static Opened inMemory() {
-        return new Opened(new InMemoryStore(), "in-memory store", (SmallPool) null);
+        return new Opened(new InMemoryStore(), "in-memory store", () -> { });
     }
 
     /** Returns a store on the H2 database {@code statekit} in {@code dir}, creating both when missing. */
@@ -123,7 +112,8 @@ public final class Stores {
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(freshPrefix()).createSchemaIfMissing(true).build();
             String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            return new Opened(store, database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)", pool);
+            String description = database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)";
+            return new Opened(store, description, () -> dropAndClose(store, pool, description));
         } catch (RuntimeException e) {
             pool.close();
             throw e;
