@@ -27,6 +27,11 @@ final class Decider {
         void adjust(TaskRecord current, TaskRecord.Builder next);
     }
 
+    /** The history event of the runtime's retry that waits in place (a run policy without a retryable row). */
+    static final String RETRY = "RETRY";
+    /** The history event of the runtime's release of a task without a release row. */
+    static final String RELEASE = "RELEASE";
+
     /** Gives the attempt of a task stopped from outside back (a snooze, a graceful stop, a cancellation to be run again). */
     static final Adjust GIVE_BACK_ATTEMPT = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));
 
@@ -36,6 +41,20 @@ final class Decider {
      */
     static <S extends Enum<S>, E extends Enum<E>> @Nullable Adjust givesBackOnCancel(Machine<S, E> machine, S from, E cancel) {
         return machine.cancelsBackToClaim(from, cancel) ? GIVE_BACK_ATTEMPT : null;
+    }
+
+    /**
+     * Decides {@code move} under {@code command} for {@code current} at time {@code now}: the one
+     * decision of every change {@link Commit} writes.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> Decision<S> decide(Machine<S, E> machine, TaskRecord current, Move<S, E> move,
+                                                                    Command command, @Nullable Adjust adjust, Instant now) {
+        if (move instanceof Move.Row<S, E> row) return decide(machine, current, row.event(), command, adjust, now);
+        if (move instanceof Move.Requeue<S, E> requeue) {
+            return requeue(machine, current, requeue.to(), requeue.name(), command, adjust, now);
+        }
+        if (move instanceof Move.Migrate<S, E> migrate) return migrate(machine, current, migrate.to(), command, now);
+        return reorder(machine, current, (Move.Reorder<S, E>) move, command, now);
     }
 
     /**
@@ -98,10 +117,7 @@ final class Decider {
             if (adjust != null) adjust.adjust(current, b);
             next = b.build();
         }
-        HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event.name(),
-                command.source(), command.actor(), command.reason(), at, command.idempotencyKey());
-        boolean reorders = next.priority() != current.priority() || next.sequence() != current.sequence();
-        return new Decision.Write<>(new Change(current.version(), next, entry, reorders));
+        return write(current, next, event.name(), command, at);
     }
 
     /** Refuses a command under a lease the task no longer holds, or for a version it is no longer at; null when neither. */
@@ -136,10 +152,38 @@ final class Decider {
         Attributes attributes = command.attributes().isEmpty() ? current.attributes() : current.attributes().with(command.attributes());
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
         TaskRecord.Builder b = current.transitioned(to.name(), attributes, at).toBuilder().lease(null);
-        if (ResultMapper.RELEASE.equals(event)) b.retries(0);      // a release ends the processing, as a release row does
+        if (RELEASE.equals(event)) b.retries(0);      // a release ends the processing, as a release row does
         if (command.error() != null) b.lastError(command.error());
         if (adjust != null) adjust.adjust(current, b);
-        TaskRecord next = b.build();
+        return write(current, b.build(), event, command, at);
+    }
+
+    /**
+     * Decides the migration of a task out of a state its machine's version no longer has into
+     * {@code to}: a task that holds a lease is left for a later migration (refused).
+     */
+    private static <S extends Enum<S>, E extends Enum<E>> Decision<S> migrate(Machine<S, E> machine, TaskRecord current, S to,
+                                                                             Command command, Instant now) {
+        if (current.lease() != null) return new Decision.Refuse<>(Refusals.leased(current, machine.state(current.state()), Move.Migrate.NAME));
+        Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
+        TaskRecord next = current.toBuilder().state(to.name()).version(current.version() + 1).updatedAt(at).build();
+        return write(current, next, Move.Migrate.NAME, command, at);
+    }
+
+    /** Decides a new place in the queue for {@code current}, in the state it is in. */
+    private static <S extends Enum<S>, E extends Enum<E>> Decision<S> reorder(Machine<S, E> machine, TaskRecord current,
+                                                                             Move.Reorder<S, E> move, Command command, Instant now) {
+        S from = stateOf(machine, current);
+        Decision<S> stale = stale(current, from, move.name(), command, now);
+        if (stale != null) return stale;
+        Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
+        TaskRecord next = current.transitioned(current.state(), current.attributes(), at).toBuilder()
+                .priority(move.priority()).sequence(move.sequence()).build();
+        return write(current, next, move.name(), command, at);
+    }
+
+    /** The change from {@code current} to {@code next}, with its history entry recorded as {@code event}. */
+    private static <S extends Enum<S>> Decision<S> write(TaskRecord current, TaskRecord next, String event, Command command, Instant at) {
         HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event,
                 command.source(), command.actor(), command.reason(), at, command.idempotencyKey());
         boolean reorders = next.priority() != current.priority() || next.sequence() != current.sequence();

@@ -24,6 +24,11 @@ final class Refusals {
                 current.id(), from, event);
     }
 
+    static <S extends Enum<S>> Outcome.Refused<S> leased(TaskRecord current, @Nullable S state, String event) {
+        return new Outcome.Refused<>(RefusalCode.ILLEGAL_TRANSITION, RefusalCode.ILLEGAL_TRANSITION.name(),
+                "task " + current.id() + " holds a lease: " + event + " waits until it is released", current.id(), state, event);
+    }
+
     static <S extends Enum<S>> Outcome.Refused<S> leaseLost(TaskRecord current, S from, String event, long token) {
         Lease lease = current.lease();
         String now = lease == null ? "released"

@@ -35,7 +35,7 @@ final class ResultWriter {
     /** Writes {@code done}; a store failure is logged, and the tasks' leases are left to recovery. */
     <S extends Enum<S>, E extends Enum<E>> void write(List<ResultMapper.Completion<S, E>> done) {
         try {
-            List<TransitionEngine.Request<?, ?>> requests = new ArrayList<>(done.size());
+            List<Commit.Request<?, ?>> requests = new ArrayList<>(done.size());
             List<ResultMapper.Completion<S, E>> fired = new ArrayList<>(done.size());
             for (ResultMapper.Completion<S, E> c : done) {
                 E event = c.event();
@@ -43,12 +43,12 @@ final class ResultWriter {
                 if (back != null) {            // the runtime's own move, without a row: one write of its own
                     after(c, engine.requeue(c.run().reg.machine, c.run().id(), back, c.eventName(), c.command(), c.adjust()));
                 } else {
-                    requests.add(new TransitionEngine.Request<>(c.run().reg.machine, c.run().id(), Objects.requireNonNull(event),
-                            c.command(), c.adjust(), c.run().task.record()));
+                    requests.add(new Commit.Request<>(c.run().reg.machine, c.run().id(), new Move.Row<>(Objects.requireNonNull(event)),
+                            c.command(), c.adjust(), c.run().task.record(), null));
                     fired.add(c);
                 }
             }
-            List<Outcome<?>> outcomes = requests.isEmpty() ? List.of() : engine.fireEach(requests);
+            List<Outcome<?>> outcomes = requests.isEmpty() ? List.of() : engine.commitEach(requests);
             for (int i = 0; i < fired.size(); i++) {
                 @SuppressWarnings("unchecked")
                 Outcome<S> o = (Outcome<S>) outcomes.get(i);

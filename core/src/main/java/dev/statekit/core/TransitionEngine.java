@@ -50,21 +50,17 @@ public final class TransitionEngine {
     private final Store store;
     private final Clock clock;
     private final Listeners listeners;
-    private final int maxConflictRetries;
-    private final Batches batches;
+    private final Commit commit;
     private final Groups groups;
     private final Awaits awaits;
-    private final Authorizer authorizer;
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
         this.clock = b.clock;
         this.listeners = new Listeners(b.listeners);
-        this.maxConflictRetries = b.maxConflictRetries;
-        this.batches = new Batches(this, store, clock, maxConflictRetries);
+        this.commit = new Commit(store, clock, listeners, b.authorizer, b.maxConflictRetries);
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
-        this.authorizer = b.authorizer;
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -154,7 +150,8 @@ public final class TransitionEngine {
                                                                               Command command, List<TaskSpec> children) {
         Children<S, E> policy = Groups.policy(machine);
         List<NewTask> tasks = groups.children(policy, taskId, Objects.requireNonNull(children, "children"));
-        return fire(machine, taskId, event, command, null, GroupWrite.sealed(taskId, tasks));
+        return commit.one(new Commit.Request<>(machine, taskId, new Move.Row<>(Objects.requireNonNull(event, "event")), command, null,
+                null, GroupWrite.sealed(taskId, tasks)));
     }
 
     /**
@@ -224,28 +221,20 @@ public final class TransitionEngine {
      */
     public <S extends Enum<S>, E extends Enum<E>> int migrate(Machine<S, E> machine, int max) {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
+        Command command = Command.system().reason("machine " + machine.name() + " v" + machine.version());
         int moved = 0;
         for (Map.Entry<String, S> migration : machine.migrations().entrySet()) {
+            Move<S, E> move = new Move.Migrate<>(migration.getValue());
             long after = 0;
             while (moved < max) {
                 Page<TaskRecord> page = store.query(TaskQuery.all().machine(machine.name()).states(List.of(migration.getKey()))
                         .after(after).limit(Math.min(100, max - moved)));
-                List<Change> changes = new ArrayList<>(page.items().size());
-                Instant now = clock.now();
+                List<Commit.Request<S, E>> requests = new ArrayList<>(page.items().size());
                 for (TaskRecord t : page.items()) {
                     after = t.id();
-                    if (t.lease() != null) continue;
-                    Instant at = t.updatedAt().isAfter(now) ? t.updatedAt() : now;
-                    TaskRecord next = t.toBuilder().state(migration.getValue().name()).version(t.version() + 1).updatedAt(at).build();
-                    changes.add(new Change(t.version(), next, new HistoryEntry(t.id(), next.version(), t.state(), next.state(),
-                            "MIGRATE", TriggerSource.SYSTEM, null, "machine " + machine.name() + " v" + machine.version(), at, null)));
+                    if (t.lease() == null) requests.add(new Commit.Request<>(machine, t.id(), move, command, null, t, null));
                 }
-                List<ApplyResult> results = changes.isEmpty() ? List.of() : store.applyEach(changes);
-                for (int i = 0; i < results.size(); i++) {
-                    if (!results.get(i).applied()) continue;
-                    moved++;
-                    announce(machine.name(), changes.get(i).next(), changes.get(i).entry());
-                }
+                for (Outcome<?> o : requests.isEmpty() ? List.<Outcome<?>>of() : commit.each(requests)) if (o.isApplied()) moved++;
                 if (page.nextAfterId() == null) break;
             }
         }
@@ -378,89 +367,26 @@ public final class TransitionEngine {
     /** {@link #fire(Machine, long, Enum, Command)} with the runtime's adjustment of the written record. */
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
                                                            Decider.@Nullable Adjust adjust) {
-        return fire(machine, taskId, event, command, adjust, null);
+        return commit.one(new Commit.Request<>(machine, taskId, new Move.Row<>(event), command, adjust));
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
-                                                           Decider.@Nullable Adjust adjust, @Nullable GroupWrite fanOut) {
-        Objects.requireNonNull(machine, "machine");
-        Objects.requireNonNull(event, "event");
-        Objects.requireNonNull(command, "command");
-        String key = command.idempotencyKey();
-        for (int attempt = 0; ; attempt++) {
-            TaskRecord current = store.find(taskId).orElse(null);
-            if (current == null || !sameName(current.machine(), machine.name())) return Refusals.notFound(machine, taskId, event);
-            Outcome.Refused<S> forbidden = forbidden(machine, current, event, command);
-            if (forbidden != null) return forbidden;
-            if (key != null && attempt == 0) {
-                Optional<HistoryEntry> prior = store.findCommand(taskId, key);
-                if (prior.isPresent()) return replay(machine, current, prior.get());
-            }
-            Decision<S> decision = Decider.decide(machine, current, event, command, adjust, clock.now());
-            if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
-            Change change = ((Decision.Write<S>) decision).change();
-            GroupWrite group = Groups.withHold(machine, change, fanOut);
-            ApplyResult result = group == null ? store.apply(change) : store.applyAll(List.of(change), List.of(group));
-            switch (result.status()) {
-                case APPLIED:
-                    return applied(machine, change);
-                case DUPLICATE_COMMAND:
-                    return replay(machine, store.find(taskId).orElse(current), Objects.requireNonNull(result.prior()));
-                case NOT_FOUND:
-                    return Refusals.notFound(machine, taskId, event);
-                case VERSION_CONFLICT:
-                default:
-                    long expected = command.expectedVersionOrMinusOne();
-                    if (expected >= 0 || attempt >= maxConflictRetries) {
-                        return Refusals.conflict(current, Decider.stateOf(machine, current), event.name(), expected, attempt + 1);
-                    }
-            }
-        }
-    }
-
-    /**
-     * One command of {@link #fireEach}, with the runtime's record adjustment and, when the caller
-     * holds it, the task as it last saw it ({@code known}): the command is decided on that record
-     * instead of a fresh read. The write still requires the task at that record's version, and a
-     * command refused on it is decided again on a fresh read, so a stale record changes nothing
-     * but the cost.
-     */
-    /** The runtime's own move of a running task back to {@code to}, recorded as {@code event} (see {@link Decider#requeue}). */
+    /** The runtime's own move of a running task back to {@code to}, recorded as {@code event} ({@link Move.Requeue}). */
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> requeue(Machine<S, E> machine, long taskId, S to, String event, Command command,
                                                              Decider.@Nullable Adjust adjust) {
-        for (int attempt = 0; ; attempt++) {
-            TaskRecord current = store.find(taskId).orElse(null);
-            if (current == null || !sameName(current.machine(), machine.name())) return Refusals.notFound(machine.name(), taskId, event);
-            Decision<S> decision = Decider.requeue(machine, current, to, event, command, adjust, clock.now());
-            if (decision instanceof Decision.Refuse<S> refuse) return refuse.refused();
-            Change change = ((Decision.Write<S>) decision).change();
-            ApplyResult result = store.apply(change);
-            if (result.applied()) return applied(machine, change);
-            if (result.status() == ApplyResult.Status.NOT_FOUND) return Refusals.notFound(machine.name(), taskId, event);
-            long expected = command.expectedVersionOrMinusOne();
-            if (expected >= 0 || attempt >= maxConflictRetries) {
-                return Refusals.conflict(current, Decider.stateOf(machine, current), event, expected, attempt + 1);
-            }
-        }
+        return commit.one(new Commit.Request<>(machine, taskId, new Move.Requeue<>(to, event), command, adjust));
     }
 
-    record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, E event, Command command,
-                                                         Decider.@Nullable Adjust adjust, @Nullable TaskRecord known) {
-        Request {
-            if (known != null && known.id() != taskId) {
-                throw new IllegalArgumentException("the known record is of task " + known.id() + ", not " + taskId);
-            }
-        }
+    /** Writes one change of any kind through the write pipeline ({@link Commit#one}). */
+    <S extends Enum<S>, E extends Enum<E>> Outcome<S> commit(Commit.Request<S, E> request) {
+        return commit.one(request);
     }
 
     /**
-     * Fires several commands at distinct tasks, each on its own (not atomically together), with one
-     * read and one write round trip to the store for all of them where it can (none when every
-     * request knows its record). A command whose write loses a race is decided again alone, exactly
-     * as {@link #fire} would.
+     * Writes several changes to distinct tasks, each on its own, with one read and one write round
+     * trip where it can ({@link Commit#each}).
      */
-    List<Outcome<?>> fireEach(List<Request<?, ?>> requests) {
-        return batches.fireEach(requests);
+    List<Outcome<?>> commitEach(List<? extends Commit.Request<?, ?>> requests) {
+        return commit.each(requests);
     }
 
     /**
@@ -471,7 +397,13 @@ public final class TransitionEngine {
      * @throws IllegalArgumentException if {@code fires} is empty or names one task twice
      */
     public BatchOutcome fireAll(List<Fire<?, ?>> fires) {
-        return batches.fireAll(fires);
+        List<Commit.Request<?, ?>> requests = new ArrayList<>(fires.size());
+        for (Fire<?, ?> f : fires) requests.add(request(f));
+        return commit.all(requests);
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> Commit.Request<S, E> request(Fire<S, E> f) {
+        return Commit.Request.row(f.machine(), f.taskId(), f.event(), f.command());
     }
 
     /**
@@ -480,28 +412,7 @@ public final class TransitionEngine {
      */
     <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, E event,
                                                                               Command command) {
-        if (command.source() != dev.statekit.store.TriggerSource.USER || authorizer == Authorizer.ALLOW_ALL) return null;
-        Verdict v = Objects.requireNonNull(authorizer.authorize(new Authorizer.Request(command.actor(), machine.name(), current,
-                event.name(), command)), "authorizer returned null");
-        if (v.allowed()) return null;
-        log.info("refused {} on task {} ({}) for {}: {} {}", event.name(), current.id(), machine.name(), command.actor(), v.code(), v.message());
-        return new Outcome.Refused<>(RefusalCode.FORBIDDEN, Objects.requireNonNull(v.code()), v.message() + " (task " + current.id()
-                + ", event " + event.name() + ", actor " + command.actor() + ")", current.id(), machine.state(current.state()), event.name());
-    }
-
-    /** Tells the listeners of a written change and returns its outcome. */
-    <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> applied(Machine<S, E> machine, Change change) {
-        listeners.transitioned(machine.name(), change.next(), change.entry());
-        return new Outcome.Applied<>(new Task<>(Decider.stateOf(machine, change.next()), change.next()), change.entry(), false);
-    }
-
-    static boolean sameName(String a, String b) {
-        return a == b || a.equals(b);
-    }
-
-    static <S extends Enum<S>, E extends Enum<E>> Outcome.Applied<S> replay(
-            Machine<S, E> machine, TaskRecord current, HistoryEntry prior) {
-        return new Outcome.Applied<>(new Task<>(Decider.stateOf(machine, current), current), prior, true);
+        return commit.forbidden(machine, current, event.name(), command);
     }
 
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
