@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.internal.Adjust;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
@@ -55,7 +56,7 @@ final class Commit {
      * @param fanOut  children to create with the change, in its write, or null
      */
     record Request<S extends Enum<S>, E extends Enum<E>>(Machine<S, E> machine, long taskId, Move<S, E> move, Command command,
-                                                         Decider.@Nullable Adjust adjust, @Nullable TaskRecord known,
+                                                         @Nullable Adjust adjust, @Nullable TaskRecord known,
                                                          @Nullable GroupWrite fanOut) {
         Request {
             Objects.requireNonNull(machine, "machine");
@@ -67,7 +68,7 @@ final class Commit {
         }
 
         /** A change decided on a fresh read. */
-        Request(Machine<S, E> machine, long taskId, Move<S, E> move, Command command, Decider.@Nullable Adjust adjust) {
+        Request(Machine<S, E> machine, long taskId, Move<S, E> move, Command command, @Nullable Adjust adjust) {
             this(machine, taskId, move, command, adjust, null, null);
         }
 

@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.internal.Adjust;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRule;
@@ -21,26 +22,17 @@ import org.jspecify.annotations.Nullable;
 final class Decider {
     private Decider() {}
 
-    /** Adjusts the record a transition writes beyond state and attributes (lease, counters, schedule). */
-    @FunctionalInterface
-    interface Adjust {
-        void adjust(TaskRecord current, TaskRecord.Builder next);
-    }
-
     /** The history event of the runtime's retry that waits in place (a run policy without a retryable row). */
     static final String RETRY = "RETRY";
     /** The history event of the runtime's release of a task without a release row. */
     static final String RELEASE = "RELEASE";
 
-    /** Gives the attempt of a task stopped from outside back (a snooze, a graceful stop, a cancellation to be run again). */
-    static final Adjust GIVE_BACK_ATTEMPT = (cur, next) -> next.attempts(Math.max(0, cur.attempts() - 1));
-
     /**
-     * Returns {@link #GIVE_BACK_ATTEMPT} when the cancel event {@code cancel} stops a task in
+     * Returns {@link Adjust#GIVE_BACK_ATTEMPT} when the cancel event {@code cancel} stops a task in
      * {@code from} to be run again (a pause, a reset); null when it ends the task.
      */
     static <S extends Enum<S>, E extends Enum<E>> @Nullable Adjust givesBackOnCancel(Machine<S, E> machine, S from, E cancel) {
-        return machine.cancelsBackToClaim(from, cancel) ? GIVE_BACK_ATTEMPT : null;
+        return machine.cancelsBackToClaim(from, cancel) ? Adjust.GIVE_BACK_ATTEMPT : null;
     }
 
     /**

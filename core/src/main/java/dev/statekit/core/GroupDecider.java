@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.internal.GroupResolved;
 import dev.statekit.store.Change;
 import dev.statekit.store.GroupKind;
 import dev.statekit.store.GroupRecord;
@@ -42,7 +43,7 @@ final class GroupDecider implements GroupResolver {
     private final Map<String, Machine<?, ?>> machines;
     private final Instant now;
     private final Map<Long, Change> decided = new java.util.LinkedHashMap<>();
-    private final Map<Long, Resolved> resolved = new java.util.LinkedHashMap<>();
+    private final Map<Long, GroupResolved> resolved = new java.util.LinkedHashMap<>();
 
     GroupDecider(Map<String, Machine<?, ?>> machines, Instant now) {
         this.machines = machines;
@@ -80,7 +81,6 @@ final class GroupDecider implements GroupResolver {
      * @param change     the owner's change decided with it, or null when it has none (a dependent released)
      * @param at         the pass's time
      */
-    record Resolved(TaskRecord owner, GroupKind kind, String resolution, @Nullable Change change, Instant at) {}
 
     @Override
     public Resolution resolve(View view) {
@@ -93,7 +93,7 @@ final class GroupDecider implements GroupResolver {
         if (view.group().resolution() == null && resolution != null && !OWNER_ENDED.equals(resolution)) {
             Change own = null;
             for (Change c : r.changes()) if (c.next().id() == ownerId) own = c;
-            resolved.put(ownerId, new Resolved(view.owner(), view.group().kind(), resolution, own, now));
+            resolved.put(ownerId, new GroupResolved(view.owner(), view.group().kind(), resolution, own, now));
         } else {
             resolved.remove(ownerId);       // a pass run again after a rollback decided otherwise
         }
@@ -106,7 +106,7 @@ final class GroupDecider implements GroupResolver {
     }
 
     /** Returns the groups resolved (by the last decision for each owner), for the runtime's listeners once the pass is written. */
-    List<Resolved> resolved() {
+    List<GroupResolved> resolved() {
         return List.copyOf(resolved.values());
     }
 

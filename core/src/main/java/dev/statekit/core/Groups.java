@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.internal.GroupResolved;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
@@ -138,7 +139,7 @@ final class Groups {
      * each group a pass resolved, with its owner as it is after the pass.
      */
     int resolve(Collection<Machine<?, ?>> machines, int maxPasses,
-                @org.jspecify.annotations.Nullable BiConsumer<GroupDecider.Resolved, TaskRecord> resolutions) {
+                @org.jspecify.annotations.Nullable BiConsumer<GroupResolved, TaskRecord> resolutions) {
         Map<String, Machine<?, ?>> known = registry(machines);
         List<String> owners = new ArrayList<>();
         for (Machine<?, ?> m : machines) if (m.children() != null || m.dependencies() != null) owners.add(m.name());
@@ -179,9 +180,9 @@ final class Groups {
      * version that change made ({@code written}, read by {@link #announce}); one without when the
      * group's stored resolution is the one decided.
      */
-    private void report(List<GroupDecider.Resolved> resolved, Map<Long, TaskRecord> written,
-                        BiConsumer<GroupDecider.Resolved, TaskRecord> resolutions) {
-        for (GroupDecider.Resolved r : resolved) {
+    private void report(List<GroupResolved> resolved, Map<Long, TaskRecord> written,
+                        BiConsumer<GroupResolved, TaskRecord> resolutions) {
+        for (GroupResolved r : resolved) {
             Change c = r.change();
             long ownerId = r.owner().id();
             if (c != null) {

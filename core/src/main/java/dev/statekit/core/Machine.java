@@ -100,11 +100,11 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
                 holdsLease[r.ordinal()] = true;
                 stageOf[r.ordinal()] = name;
             }
-            for (S c : p.claims.keySet()) {
+            for (S c : p.claims().keySet()) {
                 stageOf[c.ordinal()] = name;
-                if (p.queue != null) stageQueueOf[c.ordinal()] = p.queue;
+                if (p.queue() != null) stageQueueOf[c.ordinal()] = p.queue();
             }
-            for (S w : p.waits.keySet()) stageOf[w.ordinal()] = name;
+            for (S w : p.waits().keySet()) stageOf[w.ordinal()] = name;
         });
     }
 
@@ -130,10 +130,10 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     }
 
     /** Returns whether a move from {@code from} to {@code to} enters a stage: {@code to} is a claimable state of a stage {@code from} is not in. */
-    boolean entersStage(S from, S to) {
+    public boolean entersStage(S from, S to) {
         String target = stageOf[to.ordinal()];
         return target != null && !target.equals(stageOf[from.ordinal()]) && stageQueueOf.length > 0
-                && stages.get(target).claims.containsKey(to);
+                && stages.get(target).claims().containsKey(to);
     }
 
     /**
@@ -145,7 +145,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     boolean endsProcessing(S from, S to, E event) {
         if (from == to) return false;
         RunPolicy<S, E> p = claimedBy(to);
-        return p != null && (event == p.release || event == p.cancel);
+        return p != null && (event == p.release() || event == p.cancel());
     }
 
     /** Returns whether the cancel event {@code cancel} takes a task in {@code from} back to a claimable state, to be run again later. */
@@ -158,17 +158,17 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private @Nullable RunPolicy<S, E> claimedBy(S state) {
         String stage = stageOf[state.ordinal()];
         RunPolicy<S, E> p = stage != null ? stages.get(stage) : runPolicy;
-        return p != null && p.claims.containsKey(state) ? p : null;
+        return p != null && p.claims().containsKey(state) ? p : null;
     }
 
     /** Returns the name of the stage {@code state} belongs to, or null when it belongs to none. */
-    @Nullable String stageOf(S state) {
+    public @Nullable String stageOf(S state) {
         return stageOf[state.ordinal()];
     }
 
     /** Returns the cancel event of the machine's run policy, or of its first stage that has one; null if none. */
-    @Nullable E cancelEvent() {
-        for (RunPolicy<S, E> p : policies()) if (p.cancel != null) return p.cancel;
+    public @Nullable E cancelEvent() {
+        for (RunPolicy<S, E> p : policies()) if (p.cancel() != null) return p.cancel();
         return null;
     }
 
@@ -332,7 +332,7 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     // --- engine support -------------------------------------------------------------------
 
     /** Whether a task keeps its lease in {@code state}: true only for the run policy's running states. */
-    boolean holdsLease(S state) {
+    public boolean holdsLease(S state) {
         return holdsLease[state.ordinal()];
     }
 

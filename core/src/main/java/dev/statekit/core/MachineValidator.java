@@ -68,10 +68,10 @@ final class MachineValidator {
     /** Each stage is a valid run policy; no two stages (or a stage and the run policy) claim the same state. */
     private static <S extends Enum<S>, E extends Enum<E>> void stages(MachineBuilder<S, E> b, List<String> defects) {
         Map<S, String> claimedBy = new HashMap<>();
-        if (b.runPolicy != null) for (S s : b.runPolicy.claims.keySet()) claimedBy.put(s, "the run policy");
+        if (b.runPolicy != null) for (S s : b.runPolicy.claims().keySet()) claimedBy.put(s, "the run policy");
         b.stages.forEach((name, p) -> {
             for (String d : p.defects(b.rows)) defects.add("stage " + name + ": " + d);
-            for (S s : p.claims.keySet()) {
+            for (S s : p.claims().keySet()) {
                 String other = claimedBy.putIfAbsent(s, "stage " + name);
                 if (other != null) defects.add("stage " + name + " claims " + s + ", which " + other + " claims too");
             }

@@ -56,25 +56,25 @@ public final class RunPolicy<S extends Enum<S>, E extends Enum<E>> {
         INTERRUPT
     }
 
-    final Map<S, E> claims;
-    final @Nullable E success;
-    final @Nullable E retryable;
-    final @Nullable E fatal;
-    final @Nullable E release;
-    final Map<S, E> waits;
-    final @Nullable E cancel;
-    final @Nullable S blockedState;
-    final @Nullable E block;
-    final @Nullable E unblock;
-    final Recovery recovery;
-    final @Nullable E interrupt;
-    final @Nullable E interruptRequeue;
-    final @Nullable E interruptFail;
-    final boolean autoRecover;
-    final RetryPolicy retry;
-    final @Nullable Duration timeout;
-    final int maxAttempts;
-    final @Nullable String queue;
+    private final Map<S, E> claims;
+    private final @Nullable E success;
+    private final @Nullable E retryable;
+    private final @Nullable E fatal;
+    private final @Nullable E release;
+    private final Map<S, E> waits;
+    private final @Nullable E cancel;
+    private final @Nullable S blockedState;
+    private final @Nullable E block;
+    private final @Nullable E unblock;
+    private final Recovery recovery;
+    private final @Nullable E interrupt;
+    private final @Nullable E interruptRequeue;
+    private final @Nullable E interruptFail;
+    private final boolean autoRecover;
+    private final RetryPolicy retry;
+    private final @Nullable Duration timeout;
+    private final int maxAttempts;
+    private final @Nullable String queue;
 
     /** The most attempts of one stage unless {@link Builder#maxAttempts} says otherwise. */
     public static final int DEFAULT_MAX_ATTEMPTS = 25;

@@ -1,5 +1,7 @@
 package dev.statekit.core;
 
+import dev.statekit.core.internal.Adjust;
+import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.TransitionListener;
@@ -53,6 +55,11 @@ public final class TransitionEngine {
     private final Commit commit;
     private final Groups groups;
     private final Awaits awaits;
+    private final KernelAccess kernel;
+
+    static {
+        Kernel.Access.install(engine -> engine.kernel, KernelAccess.FACTS);
+    }
 
     private TransitionEngine(Builder b) {
         this.store = Objects.requireNonNull(b.store, "store");
@@ -61,6 +68,7 @@ public final class TransitionEngine {
         this.commit = new Commit(store, clock, listeners, b.authorizer, b.maxConflictRetries);
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
+        this.kernel = new KernelAccess(this, commit, listeners, groups);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -199,12 +207,6 @@ public final class TransitionEngine {
      */
     public int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses) {
         return groups.resolve(List.copyOf(machines), maxPasses);
-    }
-
-    /** Resolves groups as {@link #resolveGroups(Collection, int)} does, handing {@code resolutions} each group resolved. */
-    int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses,
-                      java.util.function.@Nullable BiConsumer<GroupDecider.Resolved, TaskRecord> resolutions) {
-        return groups.resolve(List.copyOf(machines), maxPasses, resolutions);
     }
 
     // --- machine evolution ------------------------------------------------------------------
@@ -361,32 +363,7 @@ public final class TransitionEngine {
      *         the machine; exceptions of guards, effects and the store propagate, and nothing is written
      */
     public <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command) {
-        return fire(machine, taskId, event, command, null);
-    }
-
-    /** {@link #fire(Machine, long, Enum, Command)} with the runtime's adjustment of the written record. */
-    <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,
-                                                           Decider.@Nullable Adjust adjust) {
-        return commit.one(new Commit.Request<>(machine, taskId, new Move.Row<>(event), command, adjust));
-    }
-
-    /** The runtime's own move of a running task back to {@code to}, recorded as {@code event} ({@link Move.Requeue}). */
-    <S extends Enum<S>, E extends Enum<E>> Outcome<S> requeue(Machine<S, E> machine, long taskId, S to, String event, Command command,
-                                                             Decider.@Nullable Adjust adjust) {
-        return commit.one(new Commit.Request<>(machine, taskId, new Move.Requeue<>(to, event), command, adjust));
-    }
-
-    /** Writes one change of any kind through the write pipeline ({@link Commit#one}). */
-    <S extends Enum<S>, E extends Enum<E>> Outcome<S> commit(Commit.Request<S, E> request) {
-        return commit.one(request);
-    }
-
-    /**
-     * Writes several changes to distinct tasks, each on its own, with one read and one write round
-     * trip where it can ({@link Commit#each}).
-     */
-    List<Outcome<?>> commitEach(List<? extends Commit.Request<?, ?>> requests) {
-        return commit.each(requests);
+        return commit.one(Commit.Request.row(machine, taskId, event, command));
     }
 
     /**
@@ -406,23 +383,9 @@ public final class TransitionEngine {
         return Commit.Request.row(f.machine(), f.taskId(), f.event(), f.command());
     }
 
-    /**
-     * Asks the authorizer about a person's command; returns its refusal ({@link RefusalCode#FORBIDDEN}),
-     * logged with the actor, or null when the command is the system's or allowed.
-     */
-    <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, E event,
-                                                                              Command command) {
-        return commit.forbidden(machine, current, event.name(), command);
-    }
-
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry) {
         listeners.transitioned(machine, task, entry);
-    }
-
-    /** Returns whether listeners other than {@code own} are subscribed. */
-    boolean hasListenersBesides(TransitionListener own) {
-        return listeners.anyBesides(own);
     }
 
     /** Builds a {@link TransitionEngine}. Not thread-safe. */

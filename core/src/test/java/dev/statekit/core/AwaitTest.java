@@ -1,5 +1,7 @@
 package dev.statekit.core;
 
+import dev.statekit.core.internal.Kernel;
+import dev.statekit.core.runtime.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.ManualClock;
@@ -107,9 +109,9 @@ class AwaitTest {
     void oneWatchServesWaitsOneAfterAnotherAndIsClosedOnceNoneIsPendingForARecheck() {
         long id = engine.create(m).task().id();
         dev.statekit.core.spi.TransitionListener none = (machine, task, entry) -> { };
-        assertThat(engine.hasListenersBesides(none)).isFalse();
+        assertThat(Kernel.of(engine).hasListenersBesides(none)).isFalse();
         CompletableFuture<Task<Jobs.State>> f = engine.awaitTerminal(m, id, Duration.ofMinutes(1));
-        assertThat(engine.hasListenersBesides(none)).as("the wait listens").isTrue();
+        assertThat(Kernel.of(engine).hasListenersBesides(none)).as("the wait listens").isTrue();
         assertThat(clock.pendingTimers()).as("its timeout and the check").hasSize(2);
         engine.fire(m, id, Jobs.Event.BLOCK).orElseThrow();
         CompletableFuture<Task<Jobs.State>> next = engine.awaitTerminal(m, id, Duration.ofMinutes(1));
@@ -117,9 +119,9 @@ class AwaitTest {
         assertThat(f).isCompleted();
         assertThat(next).isCompleted();
         assertThat(clock.pendingTimers()).as("only the closing of the idle watch").hasSize(1);
-        assertThat(engine.hasListenersBesides(none)).as("still listening, for a while").isTrue();
+        assertThat(Kernel.of(engine).hasListenersBesides(none)).as("still listening, for a while").isTrue();
         clock.advance(Duration.ofSeconds(5));
-        assertThat(engine.hasListenersBesides(none)).as("no wait pending for a recheck").isFalse();
+        assertThat(Kernel.of(engine).hasListenersBesides(none)).as("no wait pending for a recheck").isFalse();
         assertThat(clock.pendingTimers()).isEmpty();
     }
 }

@@ -4,12 +4,12 @@ import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 
 /** The five-state chunk machine used across core tests. */
-final class Chunk {
-    enum State { PENDING, PROCESSING, RETRYING, DONE, ERROR }
+public final class Chunk {
+    public enum State { PENDING, PROCESSING, RETRYING, DONE, ERROR }
 
-    enum Event { START, SUCCEED, FAIL, RETRYABLE_ERROR, BACKOFF_DONE, RETRY_FAILED, RELEASE }
+    public enum Event { START, SUCCEED, FAIL, RETRYABLE_ERROR, BACKOFF_DONE, RETRY_FAILED, RELEASE }
 
-    static final Machine<State, Event> MACHINE = Machine.builder("chunk", State.class, Event.class)
+    public static final Machine<State, Event> MACHINE = Machine.builder("chunk", State.class, Event.class)
             .initial(State.PENDING)
             .terminal(State.DONE)
             .transition(State.PENDING, Event.START, State.PROCESSING, SYSTEM)

@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.runtime.*;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,16 +31,16 @@ import org.junit.jupiter.api.Test;
  * re-opening; dependents released or failed. Each failure mode the field reports for fan-in has
  * its own test, named after it.
  */
-class GroupsTest {
-    enum ChunkState { PENDING, RUNNING, DONE, ERROR, CANCELLED }
+public class GroupsTest {
+    public enum ChunkState { PENDING, RUNNING, DONE, ERROR, CANCELLED }
 
-    enum ChunkEvent { START, COMPLETE, FAIL, RETRY, CANCEL }
+    public enum ChunkEvent { START, COMPLETE, FAIL, RETRY, CANCEL }
 
-    enum JobState { CREATED, PROCESSING, PAUSED, DONE, ERROR, CANCELLED }
+    public enum JobState { CREATED, PROCESSING, PAUSED, DONE, ERROR, CANCELLED }
 
-    enum JobEvent { PROCESS, CHUNKS_DONE, CHUNKS_FAILED, REOPEN, PAUSE, RESUME, CANCEL }
+    public enum JobEvent { PROCESS, CHUNKS_DONE, CHUNKS_FAILED, REOPEN, PAUSE, RESUME, CANCEL }
 
-    static final Machine<ChunkState, ChunkEvent> CHUNK = Machine.builder("chunk", ChunkState.class, ChunkEvent.class)
+    public static final Machine<ChunkState, ChunkEvent> CHUNK = Machine.builder("chunk", ChunkState.class, ChunkEvent.class)
             .initial(ChunkState.PENDING)
             .terminal(ChunkState.DONE, ChunkState.CANCELLED)
             .succeeded(ChunkState.DONE).failed(ChunkState.ERROR).cancelled(ChunkState.CANCELLED)
@@ -76,7 +77,7 @@ class GroupsTest {
                 .build();
     }
 
-    static final Machine<JobState, JobEvent> JOB = job(false);
+    public static final Machine<JobState, JobEvent> JOB = job(false);
 
     final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     final InMemoryStore store = new InMemoryStore();

@@ -4,13 +4,13 @@ import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 
 /** Run-policy machines used by the runtime tests. */
-final class Jobs {
+public final class Jobs {
     /** A compression-like task: retries wait in RETRYING, then go back to QUEUED. */
-    enum State { QUEUED, RUNNING, RETRYING, INTERRUPTED, BLOCKED, DONE, FAILED, CANCELED }
+    public enum State { QUEUED, RUNNING, RETRYING, INTERRUPTED, BLOCKED, DONE, FAILED, CANCELED }
 
-    enum Event { START, COMPLETE, RETRYABLE, FAIL, BACKOFF_OVER, RELEASE, INTERRUPT, RECOVER, GIVE_UP, CANCEL, RETRY, BLOCK, UNBLOCK }
+    public enum Event { START, COMPLETE, RETRYABLE, FAIL, BACKOFF_OVER, RELEASE, INTERRUPT, RECOVER, GIVE_UP, CANCEL, RETRY, BLOCK, UNBLOCK }
 
-    static Machine<State, Event> machine(String name, boolean interruptRecovery, boolean auto) {
+    public static Machine<State, Event> machine(String name, boolean interruptRecovery, boolean auto) {
         MachineBuilder<State, Event> b = Machine.builder(name, State.class, Event.class)
                 .initial(State.QUEUED)
                 .terminal(State.DONE, State.CANCELED)
@@ -38,7 +38,7 @@ final class Jobs {
         }).build();
     }
 
-    static final Machine<State, Event> MACHINE = machine("job", false, false);
+    public static final Machine<State, Event> MACHINE = machine("job", false, false);
 
     private Jobs() {}
 }

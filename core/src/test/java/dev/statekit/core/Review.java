@@ -7,7 +7,7 @@ import static dev.statekit.store.TriggerSource.USER;
  * A document review machine used by engine tests: guarded rows with and without a fallback,
  * user-only and system-only rows, effects and a named refusal.
  */
-final class Review {
+public final class Review {
     enum State { DRAFT, SUBMITTED, APPROVED, REJECTED, PUBLISHED }
 
     enum Event { SUBMIT, APPROVE, REJECT, PUBLISH, EDIT }

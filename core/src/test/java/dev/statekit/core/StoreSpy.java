@@ -22,45 +22,45 @@ import org.jspecify.annotations.Nullable;
  * call, runs an action once after the next call of a method, and makes chosen calls fail without
  * reaching the store (a store that is unavailable for a moment).
  */
-final class StoreSpy implements InvocationHandler {
+public final class StoreSpy implements InvocationHandler {
     /** The store every call reaches, unless it was made to fail. */
-    final InMemoryStore base = new InMemoryStore();
+    public final InMemoryStore base = new InMemoryStore();
     /** The store to hand to the code under test. */
-    final Store store = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, this);
+    public final Store store = (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class}, this);
 
     private final List<Call> calls = new CopyOnWriteArrayList<>();
     private final Map<String, Queue<Runnable>> after = new ConcurrentHashMap<>();
     private final List<Failure> failures = new CopyOnWriteArrayList<>();
 
     /** One call of the store: the method's name and its arguments. */
-    record Call(String method, List<@Nullable Object> args) {}
+    public record Call(String method, List<@Nullable Object> args) {}
 
     private record Failure(String method, Predicate<List<@Nullable Object>> when, RuntimeException error, boolean once) {}
 
     /** Makes the next call of {@code method} throw {@code error}. */
-    void failNext(String method, RuntimeException error) {
+    public void failNext(String method, RuntimeException error) {
         failures.add(new Failure(method, args -> true, error, true));
     }
 
     /** Makes every call of {@code method} whose arguments match {@code when} throw {@code error}. */
-    void failWhen(String method, Predicate<List<@Nullable Object>> when, RuntimeException error) {
+    public void failWhen(String method, Predicate<List<@Nullable Object>> when, RuntimeException error) {
         failures.add(new Failure(method, when, error, false));
     }
 
     /** Runs {@code action} once, right after the next call of {@code method} returned from the store. */
-    void afterNext(String method, Runnable action) {
+    public void afterNext(String method, Runnable action) {
         after.computeIfAbsent(method, m -> new ConcurrentLinkedQueue<>()).add(action);
     }
 
     /** Returns the calls of {@code method}, oldest first. */
-    List<Call> calls(String method) {
+    public List<Call> calls(String method) {
         List<Call> found = new ArrayList<>();
         for (Call c : calls) if (c.method().equals(method)) found.add(c);
         return found;
     }
 
     /** Forgets the calls recorded so far. */
-    void clear() {
+    public void clear() {
         calls.clear();
     }
 

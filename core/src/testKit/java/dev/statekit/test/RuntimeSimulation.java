@@ -1,11 +1,11 @@
 package dev.statekit.test;
 
-import dev.statekit.core.CancelResult;
+import dev.statekit.core.runtime.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
-import dev.statekit.core.QueueOptions;
+import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.RunPolicy;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Transition;
 import dev.statekit.core.TransitionEngine;

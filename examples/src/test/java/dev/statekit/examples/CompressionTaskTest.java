@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
-import dev.statekit.core.QueueOptions;
+import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.RefusalCode;
 import dev.statekit.core.Task;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Transition;
 import dev.statekit.core.TransitionEngine;

@@ -4,8 +4,8 @@ import static dev.statekit.store.TriggerSource.SYSTEM;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.Machine;
-import dev.statekit.core.QueueOptions;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.QueueOptions;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;

@@ -2,8 +2,8 @@ package dev.statekit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.statekit.core.QueueOptions;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.QueueOptions;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;

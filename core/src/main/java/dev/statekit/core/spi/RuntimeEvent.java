@@ -7,7 +7,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One thing a {@link dev.statekit.core.TaskRuntime} did to one task, as a {@link RuntimeListener}
+ * One thing a {@link dev.statekit.core.runtime.TaskRuntime} did to one task, as a {@link RuntimeListener}
  * hears it: its {@link Kind}, the task, the change written, and the duration the kind measures.
  * Times and durations are on the engine's {@link Clock}.
  *

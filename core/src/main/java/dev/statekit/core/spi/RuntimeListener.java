@@ -1,7 +1,7 @@
 package dev.statekit.core.spi;
 
 /**
- * Hears what a {@link dev.statekit.core.TaskRuntime} does: each claim, each result it applies,
+ * Hears what a {@link dev.statekit.core.runtime.TaskRuntime} does: each claim, each result it applies,
  * each recovery, each stage a task enters and each group resolved, as {@link RuntimeEvent}s with
  * their durations; the place to bridge to a metrics or tracing library. Registered with
  * {@code TaskRuntime.Builder.listener}.

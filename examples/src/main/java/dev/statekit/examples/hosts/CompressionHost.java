@@ -1,15 +1,15 @@
 package dev.statekit.examples.hosts;
 
-import dev.statekit.core.CancelResult;
+import dev.statekit.core.runtime.CancelResult;
 import dev.statekit.core.Fire;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Command;
 import dev.statekit.core.Created;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
-import dev.statekit.core.QueueOptions;
+import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.Task;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;

@@ -1,12 +1,12 @@
 package dev.statekit.examples.hosts;
 
 import dev.statekit.core.Authorizer;
-import dev.statekit.core.CancelResult;
+import dev.statekit.core.runtime.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Outcome;
-import dev.statekit.core.Retention;
+import dev.statekit.core.runtime.Retention;
 import dev.statekit.core.Task;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.ErrorClassifier;

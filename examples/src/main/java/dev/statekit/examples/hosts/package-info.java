@@ -1,6 +1,6 @@
 /**
  * Sample hosts, one per seed system, each a façade over the seed's machines and the worker a
- * {@link dev.statekit.core.TaskRuntime} runs, against a {@link dev.statekit.store.Store} given to
+ * {@link dev.statekit.core.runtime.TaskRuntime} runs, against a {@link dev.statekit.store.Store} given to
  * its constructor:
  * {@link dev.statekit.examples.hosts.NovelProoferHost} (a job's chunks proofread by an LLM that
  * sometimes answers 429, behind the merge gate), {@link dev.statekit.examples.hosts.ReadDoHost}

@@ -1,7 +1,7 @@
 package dev.statekit.examples.metrics;
 
-import dev.statekit.core.QueueMetrics;
-import dev.statekit.core.RuntimeMetrics;
+import dev.statekit.core.runtime.QueueMetrics;
+import dev.statekit.core.runtime.RuntimeMetrics;
 import dev.statekit.core.spi.RuntimeEvent;
 import dev.statekit.core.spi.RuntimeListener;
 import io.micrometer.core.instrument.MeterRegistry;

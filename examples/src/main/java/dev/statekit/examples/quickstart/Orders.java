@@ -7,7 +7,7 @@ import dev.statekit.core.Attribute;
 import dev.statekit.core.HistoryStep;
 import dev.statekit.core.Machine;
 import dev.statekit.core.RetryPolicy;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;

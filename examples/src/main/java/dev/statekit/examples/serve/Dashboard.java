@@ -4,7 +4,7 @@ import dev.statekit.core.GroupProgress;
 import dev.statekit.core.HistoryStep;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.Page;

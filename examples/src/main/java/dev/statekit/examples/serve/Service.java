@@ -2,7 +2,7 @@ package dev.statekit.examples.serve;
 
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import java.util.List;
 import java.util.Map;

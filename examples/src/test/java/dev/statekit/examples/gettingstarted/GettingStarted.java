@@ -5,7 +5,7 @@ import dev.statekit.core.Command;
 import dev.statekit.core.HistoryStep;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.Task;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.Verdict;

@@ -3,7 +3,7 @@ package dev.statekit.examples.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.Command;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;

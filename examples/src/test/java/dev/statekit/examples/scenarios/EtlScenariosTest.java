@@ -3,10 +3,10 @@ package dev.statekit.examples.scenarios;
 import static dev.statekit.examples.scenarios.Scripts.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.statekit.core.CancelResult;
+import dev.statekit.core.runtime.CancelResult;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.RefusalCode;
-import dev.statekit.core.Retention;
+import dev.statekit.core.runtime.Retention;
 import dev.statekit.core.Task;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;

@@ -1,8 +1,8 @@
 package dev.statekit.jdbc.bench;
 
-import dev.statekit.core.QueueOptions;
-import dev.statekit.core.Retention;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.QueueOptions;
+import dev.statekit.core.runtime.Retention;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;

@@ -3,8 +3,8 @@ package dev.statekit.jdbc.multiprocess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.statekit.core.QueueOptions;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.QueueOptions;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;

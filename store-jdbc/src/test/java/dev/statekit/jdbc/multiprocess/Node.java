@@ -1,7 +1,7 @@
 package dev.statekit.jdbc.multiprocess;
 
-import dev.statekit.core.QueueOptions;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.QueueOptions;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;

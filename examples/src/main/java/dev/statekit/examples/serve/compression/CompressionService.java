@@ -1,12 +1,12 @@
 package dev.statekit.examples.serve.compression;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.statekit.core.CancelResult;
+import dev.statekit.core.runtime.CancelResult;
 import dev.statekit.core.Created;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.Task;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.examples.CompressionTask;
 import dev.statekit.examples.CompressionTask.State;

@@ -1,7 +1,7 @@
 package dev.statekit.examples.serve.etl;
 
 import dev.statekit.core.Machine;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.examples.EtlTask;
 import dev.statekit.examples.hosts.EtlHost;

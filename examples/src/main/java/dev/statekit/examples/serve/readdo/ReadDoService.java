@@ -5,7 +5,7 @@ import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.RefusalCode;
 import dev.statekit.core.Task;
-import dev.statekit.core.TaskRuntime;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.examples.ReadDoItem;
 import dev.statekit.examples.ReadDoItem.State;

@@ -1,4 +1,0 @@
-package dev.statekit.core;
-
-/** Runs the properties of {@link RuntimeProperties}. */
-class RuntimePropertiesTest extends RuntimeProperties {}

@@ -1,0 +1,199 @@
+package dev.statekit.core.runtime;
+
+import dev.statekit.core.*;
+
+import static dev.statekit.store.TriggerSource.SYSTEM;
+import static dev.statekit.store.TriggerSource.USER;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.core.spi.WorkResult;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.TaskError;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The write of a batch's results, and what follows a result the store or the table turns down. */
+class ResultWriterTest {
+    final RuntimeParts parts = new RuntimeParts();
+    final List<Instant> wakeUps = new ArrayList<>();
+
+    /**
+     * A machine whose success needs an "output" attribute; with {@code failRefusesSettling} its fatal
+     * event refuses a settled refusal, and with {@code release} it has a release event.
+     */
+    static Machine<Jobs.State, Jobs.Event> gated(String name, boolean failRefusesSettling, boolean release) {
+        MachineBuilder<Jobs.State, Jobs.Event> b = Machine.builder(name, Jobs.State.class, Jobs.Event.class)
+                .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+                .initial(Jobs.State.QUEUED)
+                .terminal(Jobs.State.DONE)
+                .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, SYSTEM)
+                .row(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE).by(SYSTEM)
+                    .guard("has-output", (task, command) -> Verdict.when(command.attributes().containsKey("output"),
+                            "OUTPUT_MISSING", "no output was reported"))
+                    .add()
+                .transition(Jobs.State.FAILED, Jobs.Event.RETRY, Jobs.State.QUEUED, USER);
+        if (failRefusesSettling) {
+            b.row(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED).by(SYSTEM)
+                    .guard("worker-failures-only", (task, command) -> Verdict.when(command.error() == null
+                            || !command.error().code().equals(ResultMapper.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result"))
+                    .add();
+        } else {
+            b.transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, SYSTEM);
+        }
+        if (release) {
+            b.transition(Jobs.State.RUNNING, Jobs.Event.RELEASE, Jobs.State.QUEUED, SYSTEM);
+        } else {        // a release row that refuses: without a row, the runtime would release the task by itself
+            b.row(Jobs.State.RUNNING, Jobs.Event.RELEASE, Jobs.State.QUEUED).by(SYSTEM)
+                    .guard("never", (task, command) -> Verdict.refuse("NO_RELEASE", "this task is never released")).add();
+        }
+        return b.run(r -> {
+            r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL).release(Jobs.Event.RELEASE);
+            if (!release) r.recoverByFailing();
+        }).build();
+    }
+
+    <S extends Enum<S>, E extends Enum<E>> void writeResults(RuntimeContext ctx, Registration<S, E> r, WorkResult... results) {
+        List<Run<S, E>> runs = RuntimeParts.claim(ctx, r);
+        assertThat(runs).hasSize(results.length);
+        ResultMapper mapper = RuntimeParts.mapper(ctx);
+        List<ResultMapper.Completion<S, E>> done = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) done.add(mapper.map(runs.get(i), results[i], ctx.clock.now()));
+        RuntimeParts.writer(ctx, wakeUps::add).write(done);
+    }
+
+    @Test
+    void aBatchsResultsAreWrittenInOneCallAndRetriesAndSnoozesAskForAWakeUp() {
+        parts.batchSize = 4;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long ok = parts.enqueue(Jobs.MACHINE, "q");
+        long broken = parts.enqueue(Jobs.MACHINE, "q");
+        long busy = parts.enqueue(Jobs.MACHINE, "q");
+        long sleepy = parts.enqueue(Jobs.MACHINE, "q");
+        parts.spy.clear();
+        writeResults(ctx, r, WorkResult.success(), WorkResult.fatal("BROKEN", "no"), WorkResult.retryable("BUSY", "later"),
+                WorkResult.snooze(Duration.ofMinutes(5)));
+        assertThat(parts.task(ok).state()).isEqualTo("DONE");
+        assertThat(parts.task(broken).state()).isEqualTo("FAILED");
+        assertThat(parts.task(busy).state()).isEqualTo("RETRYING");
+        assertThat(parts.task(sleepy).state()).isEqualTo("QUEUED");
+        assertThat(parts.spy.calls("applyEach")).hasSize(1);
+        assertThat(wakeUps).containsExactly(parts.task(busy).notBefore(), parts.clock.now().plus(Duration.ofMinutes(5)));
+        for (long id : List.of(ok, broken, busy, sleepy)) {
+            assertThat(parts.task(id).lease()).isNull();
+            assertThat(parts.last(id).actor()).isEqualTo("r");
+        }
+    }
+
+    @Test
+    void aResultTheTableRefusesFailsTheTask() {
+        Machine<Jobs.State, Jobs.Event> m = gated("gated", false, true);
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(m, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long id = parts.enqueue(m, "q");
+        writeResults(ctx, r, WorkResult.success());
+        assertThat(parts.task(id).state()).isEqualTo("FAILED");
+        assertThat(parts.task(id).lease()).isNull();
+        TaskError error = parts.task(id).lastError();
+        assertThat(error.code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(error.message()).contains("OUTPUT_MISSING").contains("no output was reported");
+        assertThat(error.retryable()).isFalse();
+        HistoryEntry last = parts.last(id);
+        assertThat(last.event()).isEqualTo("FAIL");
+        assertThat(last.reason()).isEqualTo("result refused");
+        assertThat(parts.events(id)).containsExactly("START", "FAIL");
+        assertThat(wakeUps).isEmpty();
+    }
+
+    @Test
+    void aRefusedResultWhoseFailureIsRefusedTooReleasesTheTask() {
+        Machine<Jobs.State, Jobs.Event> m = gated("stubborn", true, true);
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(m, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long id = parts.enqueue(m, "q");
+        writeResults(ctx, r, WorkResult.success());
+        assertThat(parts.task(id).state()).isEqualTo("QUEUED");
+        assertThat(parts.task(id).lease()).isNull();
+        assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(parts.events(id)).containsExactly("START", "RELEASE");
+        assertThat(parts.last(id).reason()).isEqualTo("result refused");
+    }
+
+    @Test
+    void aRefusedResultOfAMachineWithoutAReleaseRowPutsTheTaskBackWhereItWasClaimed() {
+        Machine<Jobs.State, Jobs.Event> m = Machine.builder("rowless", Jobs.State.class, Jobs.Event.class)
+                .states(Jobs.State.QUEUED, Jobs.State.RUNNING, Jobs.State.DONE, Jobs.State.FAILED)
+                .initial(Jobs.State.QUEUED).terminal(Jobs.State.DONE, Jobs.State.FAILED)
+                .transition(Jobs.State.QUEUED, Jobs.Event.START, Jobs.State.RUNNING, SYSTEM)
+                .row(Jobs.State.RUNNING, Jobs.Event.COMPLETE, Jobs.State.DONE).by(SYSTEM)
+                    .guard("has-output", (task, command) -> Verdict.when(command.attributes().containsKey("output"),
+                            "OUTPUT_MISSING", "no output was reported")).add()
+                .row(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED).by(SYSTEM)
+                    .guard("worker-failures-only", (task, command) -> Verdict.when(command.error() == null
+                            || !command.error().code().equals(ResultMapper.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result")).add()
+                .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL))
+                .build();
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(m, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long id = parts.enqueue(m, "q");
+        writeResults(ctx, r, WorkResult.success());
+        assertThat(parts.task(id).state()).isEqualTo("QUEUED");
+        assertThat(parts.task(id).lease()).isNull();
+        assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(parts.events(id)).containsExactly("START", "RELEASE");
+    }
+
+    @Test
+    void aTaskThatCanBeNeitherFailedNorReleasedKeepsItsLeaseForRecovery() {
+        Machine<Jobs.State, Jobs.Event> m = gated("stuck", true, false);
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(m, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long id = parts.enqueue(m, "q");
+        writeResults(ctx, r, WorkResult.success());
+        assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+        assertThat(parts.task(id).lease()).isNotNull();
+        assertThat(parts.task(id).lease().owner()).isEqualTo("r");
+        assertThat(parts.events(id)).containsExactly("START");
+    }
+
+    @Test
+    void aResultUnderALostLeaseIsDiscarded() {
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        RuntimeContext other = parts.started("other", r);
+        long id = parts.enqueue(Jobs.MACHINE, "q");
+        List<Run<Jobs.State, Jobs.Event>> runs = RuntimeParts.claim(ctx, r);
+        parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.RELEASE, Command.system().reason("operator reset"));
+        assertThat(RuntimeParts.claim(other, r)).hasSize(1);
+        Lease theirs = parts.task(id).lease();
+        ResultMapper.Completion<Jobs.State, Jobs.Event> c = RuntimeParts.mapper(ctx).map(runs.get(0),
+                WorkResult.retryable("BUSY", "later"), parts.clock.now());
+        RuntimeParts.writer(ctx, wakeUps::add).write(List.of(c));
+        assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+        assertThat(parts.task(id).lease()).isEqualTo(theirs);
+        assertThat(parts.task(id).lastError()).isNull();
+        assertThat(parts.events(id)).containsExactly("START", "RELEASE", "START");
+        assertThat(wakeUps).isEmpty();
+    }
+
+    @Test
+    void aStoreThatCannotWriteTheResultsLeavesTheTasksToLeaseRecovery() {
+        parts.batchSize = 2;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        long first = parts.enqueue(Jobs.MACHINE, "q");
+        long second = parts.enqueue(Jobs.MACHINE, "q");
+        parts.spy.failNext("applyEach", new IllegalStateException("connection reset"));
+        writeResults(ctx, r, WorkResult.retryable("BUSY", "later"), WorkResult.success());
+        for (long id : List.of(first, second)) {
+            assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+            assertThat(parts.task(id).lease().owner()).isEqualTo("r");
+            assertThat(parts.events(id)).containsExactly("START");
+        }
+        assertThat(wakeUps).isEmpty();
+    }
+}
