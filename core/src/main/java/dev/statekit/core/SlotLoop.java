@@ -73,7 +73,7 @@ final class SlotLoop {
             for (Run<S, E> run : batch) {
                 WorkResult result = work(run);
                 Instant now = ctx.clock.now();
-                run.finished(result, now);
+                run.finished(now);
                 done.add(writer.settle(run, result, now));
             }
             if (!ctx.life.halted()) writer.write(done);
@@ -97,7 +97,7 @@ final class SlotLoop {
                 try {
                     WorkResult result = work(run);
                     Instant now = ctx.clock.now();
-                    run.finished(result, now);
+                    run.finished(now);
                     ResultWriter.Ending<S, E> done = writer.settle(run, result, now);
                     if (!ctx.life.halted()) writer.write(List.of(done));
                 } finally {
