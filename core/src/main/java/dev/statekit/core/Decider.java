@@ -1,6 +1,7 @@
 package dev.statekit.core;
 
 import dev.statekit.core.internal.Adjust;
+import dev.statekit.core.internal.Kernel;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRule;
@@ -21,11 +22,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class Decider {
     private Decider() {}
-
-    /** The history event of the runtime's retry that waits in place (a run policy without a retryable row). */
-    static final String RETRY = "RETRY";
-    /** The history event of the runtime's release of a task without a release row. */
-    static final String RELEASE = "RELEASE";
 
     /**
      * Returns {@link Adjust#GIVE_BACK_ATTEMPT} when the cancel event {@code cancel} stops a task in
@@ -144,7 +140,7 @@ final class Decider {
         Attributes attributes = command.attributes().isEmpty() ? current.attributes() : current.attributes().with(command.attributes());
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
         TaskRecord.Builder b = current.transitioned(to.name(), attributes, at).toBuilder().lease(null);
-        if (RELEASE.equals(event)) b.retries(0);      // a release ends the processing, as a release row does
+        if (Kernel.RELEASE.equals(event)) b.retries(0);      // a release ends the processing, as a release row does
         if (command.error() != null) b.lastError(command.error());
         if (adjust != null) adjust.adjust(current, b);
         return write(current, b.build(), event, command, at);

@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Kernel {
 
+    /** The history event of the runtime's retry that waits in place (a run policy without a retryable row). */
+    String RETRY = "RETRY";
+    /** The history event of the runtime's release of a task without a release row; it ends the processing. */
+    String RELEASE = "RELEASE";
+
     /** Returns the kernel of {@code engine}. */
     static Kernel of(TransitionEngine engine) {
         return Access.kernel(Objects.requireNonNull(engine, "engine"));

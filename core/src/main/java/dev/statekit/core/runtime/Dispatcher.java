@@ -78,8 +78,8 @@ final class Dispatcher {
      * @param onIdle       called after a round or a slot ended, to let a stop under way complete
      * @param own          the runtime's own listener on the engine (claims need not be announced to it)
      */
-    Dispatcher(RuntimeContext ctx, Runnable housekeeping, GroupResolution groups, Preconditions preconditions, ResultMapper mapper,
-               ResultWriter writer, Runnable onIdle, TransitionListener own) {
+    Dispatcher(RuntimeContext ctx, Runnable housekeeping, GroupResolution groups, Preconditions preconditions, ResultWriter writer,
+               Runnable onIdle, TransitionListener own) {
         this.ctx = ctx;
         this.groups = groups;
         this.own = own;
@@ -87,7 +87,7 @@ final class Dispatcher {
         this.preconditions = preconditions;
         this.onIdle = onIdle;
         this.free = new AtomicInteger(ctx.slots);
-        this.loop = new SlotLoop(ctx, this, mapper, writer);
+        this.loop = new SlotLoop(ctx, this, writer);
     }
 
     /** Asks for a dispatch round on the executor; rounds requested while one is pending coalesce. */

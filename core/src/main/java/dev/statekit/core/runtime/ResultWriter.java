@@ -4,51 +4,91 @@ import dev.statekit.core.*;
 import dev.statekit.core.internal.Kernel;
 
 import dev.statekit.core.spi.RuntimeEvent;
+import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the results of a batch through the engine, decided on the records the runtime holds
- * (one store write for the batch, no read), then settles what the table refused: a result the
- * machine refuses fails the task, or releases it, so that no task stays in a running state under
- * a lease nobody renews.
+ * Settles the ends of runs by the {@link Settlement} table and writes what it returns: the results
+ * of a batch through the engine, decided on the records the runtime holds (one store write for the
+ * batch, no read), then the next completions of a result the table refused (fail the task, or
+ * release it), so that no task stays in a running state under a lease nobody renews. Whether a
+ * cancellation was requested elsewhere is asked through {@code cancelRequested}, only for a result
+ * that would run the task again.
  */
 final class ResultWriter {
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
 
+    /** A run's end as settled, to be written: its completion, and the facts a refusal of it is settled on. */
+    record Ending<S extends Enum<S>, E extends Enum<E>>(Run<S, E> run, Settlement.Facts facts, Settlement.Completion<S, E> completion) {}
+
     private final Kernel kernel;
     private final String owner;
+    private final Command asOwner;
     private final Consumer<Instant> wakeAt;
     private final RuntimeEvents events;
+    private final LongPredicate cancelRequested;
+    private final DoubleSupplier jitter;
 
-    ResultWriter(Kernel kernel, String owner, Consumer<Instant> wakeAt, RuntimeEvents events) {
+    ResultWriter(Kernel kernel, String owner, Consumer<Instant> wakeAt, RuntimeEvents events, LongPredicate cancelRequested,
+                 DoubleSupplier jitter) {
         this.kernel = kernel;
         this.owner = owner;
+        this.asOwner = Command.system().actor(owner);
         this.wakeAt = wakeAt;
         this.events = events;
+        this.cancelRequested = cancelRequested;
+        this.jitter = jitter;
+    }
+
+    /**
+     * Settles what {@code result}, returned at {@code now}, means for {@code run}: a timeout when
+     * the run was stopped for one, else the result itself (or the cancellation asked while it ran).
+     * The completion is written under the run's lease, with its progress.
+     */
+    <S extends Enum<S>, E extends Enum<E>> Ending<S, E> settle(Run<S, E> run, WorkResult result, Instant now) {
+        RunPolicy<S, E> p = run.reg.policy;
+        Command base = asOwner.underLease(run.lease.fencingToken());
+        if (!run.progress.isEmpty()) for (Map.Entry<String, String> e : run.progress.entrySet()) base = base.set(e.getKey(), e.getValue());
+        Run.StopReason stop = run.stopReason();
+        Settlement.Cause cause;
+        if (stop == Run.StopReason.TIMEOUT) {
+            cause = new Settlement.Timeout(Objects.requireNonNull(p.timeout()));
+        } else {
+            E cancel = p.cancel();
+            boolean givesBack = cancel != null && Kernel.givesBackOnCancel(run.reg.machine, run.task.state(), cancel) != null;
+            cause = new Settlement.Result(result, stop, run.cancelCommand, givesBack);
+        }
+        Settlement.Facts facts = new Settlement.Facts(run.task.record(), base, now, jitter, () -> cancelRequested.test(run.id()));
+        Settlement.Completion<S, E> c = Settlement.settle(cause, p, run.reg.backTo(run.task.state()), facts).get(0);
+        if (c.kind() == Settlement.Kind.CANCEL) run.signal(Run.StopReason.CANCELLED);      // not to run again
+        return new Ending<>(run, facts, c);
     }
 
     /** Writes {@code done}; a store failure is logged, and the tasks' leases are left to recovery. */
-    <S extends Enum<S>, E extends Enum<E>> void write(List<ResultMapper.Completion<S, E>> done) {
+    <S extends Enum<S>, E extends Enum<E>> void write(List<Ending<S, E>> done) {
         try {
             List<Kernel.Fire<?, ?>> requests = new ArrayList<>(done.size());
-            List<ResultMapper.Completion<S, E>> fired = new ArrayList<>(done.size());
-            for (ResultMapper.Completion<S, E> c : done) {
-                E event = c.event();
-                S back = c.requeueTo();
-                if (back != null) {            // the runtime's own move, without a row: one write of its own
-                    after(c, kernel.requeue(c.run().reg.machine, c.run().id(), back, c.eventName(), c.command(), c.adjust()));
+            List<Ending<S, E>> fired = new ArrayList<>(done.size());
+            for (Ending<S, E> d : done) {
+                Settlement.Completion<S, E> c = d.completion();
+                Run<S, E> run = d.run();
+                if (c.requeueTo() != null) {            // the runtime's own move, without a row: one write of its own
+                    after(d, apply(kernel, run.reg.machine, run.id(), c, 0));
                 } else {
-                    requests.add(new Kernel.Fire<>(c.run().reg.machine, c.run().id(), Objects.requireNonNull(event),
-                            c.command(), c.adjust(), c.run().task.record()));
-                    fired.add(c);
+                    requests.add(new Kernel.Fire<>(run.reg.machine, run.id(), Objects.requireNonNull(c.event()),
+                            c.command(), c.adjust(0), run.task.record()));
+                    fired.add(d);
                 }
             }
             List<Outcome<?>> outcomes = requests.isEmpty() ? List.of() : kernel.fireEach(requests);
@@ -62,17 +102,31 @@ final class ResultWriter {
         }
     }
 
-    private <S extends Enum<S>, E extends Enum<E>> void after(ResultMapper.Completion<S, E> c, Outcome<S> outcome) {
+    /**
+     * Writes the completion {@code c} of task {@code id}: fires its event, or moves the task back
+     * without a row. {@code front} is the sequence of the front of the queue, read only by a
+     * completion that puts the task there.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> Outcome<S> apply(Kernel kernel, Machine<S, E> machine, long id,
+                                                                  Settlement.Completion<S, E> c, long front) {
+        S to = c.requeueTo();
+        return to != null ? kernel.requeue(machine, id, to, c.eventName(), c.command(), c.adjust(front))
+                : kernel.fire(machine, id, Objects.requireNonNull(c.event()), c.command(), c.adjust(front));
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> void after(Ending<S, E> d, Outcome<S> outcome) {
+        Run<S, E> run = d.run();
         if (outcome instanceof Outcome.Refused<S> refused) {
             if (refused.code() == RefusalCode.LEASE_LOST) {
-                log.info("runtime {}: result of task {} discarded: {}", owner, c.run().id(), refused.message());
+                log.info("runtime {}: result of task {} discarded: {}", owner, run.id(), refused.message());
             } else {
-                settleRefused(c.run(), refused, c.base());
+                settleRefused(d, refused);
             }
         } else if (outcome instanceof Outcome.Applied<S> applied) {
-            RuntimeEvent.Kind kind = events.completed(c, applied);
-            if (kind == RuntimeEvent.Kind.FAILED) logFailed(c.run(), applied);
-            else if (kind == RuntimeEvent.Kind.RETRIED && log.isDebugEnabled()) logRetried(c.run(), applied);
+            Settlement.Completion<S, E> c = d.completion();
+            RuntimeEvent.Kind kind = events.completed(run, c, applied);
+            if (kind == RuntimeEvent.Kind.FAILED) logFailed(run, applied);
+            else if (kind == RuntimeEvent.Kind.RETRIED && log.isDebugEnabled()) logRetried(run, applied);
             if (c.wakeAt() != null) wakeAt.accept(c.wakeAt());
         }
     }
@@ -91,25 +145,22 @@ final class ResultWriter {
     }
 
     /**
-     * The machine refused the event a result maps to (a guard said no): the task fails; if even
-     * that is refused, it is released; if that is refused too, lease recovery takes it.
+     * The machine refused the event a result maps to (a guard said no): writes the refusal's
+     * settlement, each completion when the one before was refused (the task fails, else it is
+     * released); if all are refused, lease recovery takes it.
      */
-    private <S extends Enum<S>, E extends Enum<E>> void settleRefused(Run<S, E> run, Outcome.Refused<S> refused, Command base) {
-        RunPolicy<S, E> p = run.reg.policy;
+    private <S extends Enum<S>, E extends Enum<E>> void settleRefused(Ending<S, E> d, Outcome.Refused<S> refused) {
+        Run<S, E> run = d.run();
         long id = run.id();
         log.warn("runtime {}: result of task {} was refused ({}); failing the task", owner, id, refused.message());
-        TaskError error = new TaskError(ResultMapper.RESULT_REFUSED, refused.reasonCode() + ": " + refused.message(), false, null);
-        Command settle = base.reason("result refused").error(error);
-        Outcome<S> failed = kernel.fire(run.reg.machine, id, Objects.requireNonNull(p.fatal()), settle, null);
-        if (failed instanceof Outcome.Applied<S> applied) {
-            events.failedInstead(run, applied);     // logged above
-            return;
+        List<Settlement.Completion<S, E>> settled = Settlement.settle(new Settlement.Refused(refused.reasonCode(), refused.message()),
+                run.reg.policy, run.reg.backTo(run.task.state()), d.facts());
+        for (Settlement.Completion<S, E> c : settled) {
+            if (apply(kernel, run.reg.machine, id, c, 0) instanceof Outcome.Applied<S> applied) {
+                if (c.kind() == Settlement.Kind.FAIL) events.failedInstead(run, applied);     // logged above
+                return;
+            }
         }
-        E release = p.release();
-        if (release != null && kernel.fire(run.reg.machine, id, release, settle, null).isApplied()) return;
-        S back = run.reg.backTo(run.task.state());
-        if (release == null && back != null
-                && kernel.requeue(run.reg.machine, id, back, ResultMapper.RELEASE, settle, null).isApplied()) return;
         log.warn("runtime {}: task {} could be neither failed nor released; lease recovery will take it", owner, id);
     }
 }

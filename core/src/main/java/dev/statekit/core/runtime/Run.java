@@ -48,8 +48,6 @@ final class Run<S extends Enum<S>, E extends Enum<E>> implements WorkContext<S> 
     java.time.@Nullable Instant began;
     /** When the worker returned. Written and read by the slot's thread. */
     java.time.@Nullable Instant ended;
-    /** What the worker returned (a failure for what it threw). Written and read by the slot's thread. */
-    dev.statekit.core.spi.@Nullable WorkResult result;
 
     Run(Registration<S, E> reg, Task<S> task, Lease lease, Clock clock) {
         this.reg = reg;
@@ -62,9 +60,8 @@ final class Run<S extends Enum<S>, E extends Enum<E>> implements WorkContext<S> 
         return task.id();
     }
 
-    /** Records what the worker returned at {@code at}. */
-    void finished(dev.statekit.core.spi.WorkResult workResult, java.time.Instant at) {
-        this.result = workResult;
+    /** Records that the worker returned at {@code at}. */
+    void finished(java.time.Instant at) {
         this.ended = at;
     }
 

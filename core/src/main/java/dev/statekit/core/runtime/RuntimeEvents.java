@@ -1,12 +1,11 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.internal.GroupResolved;
 import dev.statekit.core.*;
+import dev.statekit.core.internal.GroupResolved;
 
 import dev.statekit.core.spi.RuntimeEvent;
 import dev.statekit.core.spi.RuntimeEvent.Kind;
 import dev.statekit.core.spi.RuntimeListener;
-import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.Change;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
@@ -74,17 +73,16 @@ final class RuntimeEvents {
     }
 
     /**
-     * The result {@code c} was written as {@code applied}; counts it and tells the listeners.
-     * Returns what the result was (null for a cancellation, or a snooze the machine took), so that
-     * the writer can log it.
+     * The completion {@code c} of {@code run} was written as {@code applied}; counts it and tells
+     * the listeners. Returns what the result was (null for a cancellation, or a snooze the machine
+     * took), so that the writer can log it.
      */
-    @Nullable Kind completed(ResultMapper.Completion<?, ?> c, Outcome.Applied<?> applied) {
-        Run<?, ?> run = c.run();
+    @Nullable Kind completed(Run<?, ?> run, Settlement.Completion<?, ?> c, Outcome.Applied<?> applied) {
         Kind kind = kindOf(c);
         if (kind == null || applied.replayed()) return null;
         HistoryEntry e = applied.entry();
         MinuteWindow w = window(run.reg);
-        boolean timedOut = run.stopReason() == Run.StopReason.TIMEOUT;
+        boolean timedOut = c.cause() instanceof Settlement.Timeout;
         if (timedOut) w.add(MinuteWindow.TIMED_OUT, 1, e.at());
         w.add(kind == Kind.SUCCEEDED ? MinuteWindow.SUCCEEDED : kind == Kind.FAILED ? MinuteWindow.FAILED : MinuteWindow.RETRIED, 1, e.at());
         if (listening) {
@@ -101,19 +99,21 @@ final class RuntimeEvents {
     }
 
     /**
-     * What a result was: success, a failure that ends the task, or one retried later (as the
-     * mapper decided it: a retry is written with the time the task runs again); null for a
-     * cancellation applied instead, or a snooze. The mapper's own decision, read back from its
-     * completion, so that it needs no field of its own for it.
+     * What a result was, as the settlement decided it: success, a failure that ends the task (a
+     * snooze the machine cannot take included), or one retried later; null for a cancellation
+     * applied instead, or a snooze.
      */
-    private static @Nullable Kind kindOf(ResultMapper.Completion<?, ?> c) {
-        Run<?, ?> run = c.run();
-        if (run.stopReason() == Run.StopReason.CANCELLED && run.reg.policy.cancel() != null) return null;
-        WorkResult r = run.result;
-        if (r instanceof WorkResult.Success) return Kind.SUCCEEDED;
-        if (r instanceof WorkResult.Failure) return c.wakeAt() != null ? Kind.RETRIED : Kind.FAILED;
-        if (r instanceof WorkResult.Snooze) return c.wakeAt() == null ? Kind.FAILED : null;      // a snooze the machine cannot take
-        return null;
+    private static @Nullable Kind kindOf(Settlement.Completion<?, ?> c) {
+        switch (c.kind()) {
+            case SUCCESS:
+                return Kind.SUCCEEDED;
+            case RETRY:
+                return Kind.RETRIED;
+            case FAIL:
+                return Kind.FAILED;
+            default:
+                return null;
+        }
     }
 
     private RuntimeEvent ran(Kind kind, Run<?, ?> run, Outcome.Applied<?> applied) {

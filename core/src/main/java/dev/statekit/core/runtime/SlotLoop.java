@@ -30,13 +30,11 @@ final class SlotLoop {
 
     private final RuntimeContext ctx;
     private final Dispatcher dispatcher;
-    private final ResultMapper mapper;
     private final ResultWriter writer;
 
-    SlotLoop(RuntimeContext ctx, Dispatcher dispatcher, ResultMapper mapper, ResultWriter writer) {
+    SlotLoop(RuntimeContext ctx, Dispatcher dispatcher, ResultWriter writer) {
         this.ctx = ctx;
         this.dispatcher = dispatcher;
-        this.mapper = mapper;
         this.writer = writer;
     }
 
@@ -73,12 +71,12 @@ final class SlotLoop {
             return;
         }
         try {
-            List<ResultMapper.Completion<S, E>> done = new ArrayList<>(batch.size());
+            List<ResultWriter.Ending<S, E>> done = new ArrayList<>(batch.size());
             for (Run<S, E> run : batch) {
                 WorkResult result = work(run);
                 Instant now = ctx.clock.now();
-                run.finished(result, now);
-                done.add(mapper.map(run, result, now));
+                run.finished(now);
+                done.add(writer.settle(run, result, now));
             }
             if (!ctx.life.halted()) writer.write(done);
         } finally {
@@ -101,8 +99,8 @@ final class SlotLoop {
                 try {
                     WorkResult result = work(run);
                     Instant now = ctx.clock.now();
-                    run.finished(result, now);
-                    ResultMapper.Completion<S, E> done = mapper.map(run, result, now);
+                    run.finished(now);
+                    ResultWriter.Ending<S, E> done = writer.settle(run, result, now);
                     if (!ctx.life.halted()) writer.write(List.of(done));
                 } finally {
                     ctx.running.remove(run.id(), run);
@@ -142,7 +140,7 @@ final class SlotLoop {
     /**
      * Runs the worker of {@code run} under its run policy's timeout, if any: past the deadline the
      * run is signalled ({@code TIMEOUT}), after the cancel grace its thread is interrupted, and the
-     * attempt ends as a retryable {@code TIMEOUT} failure whatever the worker returns.
+     * attempt is settled as a {@link Settlement.Timeout} whatever the worker returns.
      */
     private <S extends Enum<S>, E extends Enum<E>> WorkResult work(Run<S, E> run) {
         if (ctx.events.listening) run.began = ctx.clock.now();      // a run time only listeners are told
@@ -175,19 +173,18 @@ final class SlotLoop {
             interrupt.cancel();
             if (interrupted) Thread.interrupted();      // the slot's thread goes on without the interrupt
         }
-        if (run.stopReason() != Run.StopReason.TIMEOUT) return result;
-        log.info("runtime {}: task {} timed out after {}", ctx.owner, run.id(), timeout);
-        return WorkResult.retryable(ResultMapper.TIMEOUT, "the attempt ran past its timeout of " + timeout);
+        if (run.stopReason() == Run.StopReason.TIMEOUT) log.info("runtime {}: task {} timed out after {}", ctx.owner, run.id(), timeout);
+        return result;
     }
 
     /** Calls the worker of {@code run}; whatever it throws, an {@code Error} included, becomes a failure. */
     private <S extends Enum<S>, E extends Enum<E>> WorkResult call(Run<S, E> run) {
         try {
             WorkResult result = run.reg.worker.work(run);
-            return result != null ? result : WorkResult.fatal(ResultMapper.NO_RESULT, "the worker returned no result");
+            return result != null ? result : WorkResult.fatal(Settlement.NO_RESULT, "the worker returned no result");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return WorkResult.retryable(ResultMapper.INTERRUPTED, "the worker was interrupted");
+            return WorkResult.retryable(Settlement.INTERRUPTED, "the worker was interrupted");
         } catch (Throwable e) {      // an Error past work() must not take the slot or leave the task running
             return classify(run, e);
         }
@@ -199,7 +196,7 @@ final class SlotLoop {
             f = Objects.requireNonNull(ctx.classifier.classify(e));
         } catch (RuntimeException broken) {
             log.warn("error classifier failed on {}; treating it as fatal", e, broken);
-            f = new WorkResult.Failure(ResultMapper.WORKER_ERROR, String.valueOf(e), false, null);
+            f = new WorkResult.Failure(Settlement.WORKER_ERROR, String.valueOf(e), false, null);
         }
         if (e instanceof Error) {
             log.warn("worker of task {} threw {}; classified {} {}", run.id(), e, f.code(), f.retryable() ? "retryable" : "fatal", e);

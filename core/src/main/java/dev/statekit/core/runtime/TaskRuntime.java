@@ -1,6 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.internal.Adjust;
 import dev.statekit.core.*;
 
 import dev.statekit.core.spi.Cancellable;
@@ -49,7 +48,7 @@ import org.slf4j.LoggerFactory;
 public final class TaskRuntime implements AutoCloseable {
     // A façade: the work is done by package-private parts with one duty each, sharing one
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
-    // touches what), SlotLoop, ResultMapper, ResultWriter, LeaseRecovery, Waits, Preconditions,
+    // touches what), SlotLoop, Settlement, ResultWriter, LeaseRecovery, Waits, Preconditions,
     // Heartbeats, Timers, Control, Lifecycle, RuntimeEvents (the last minute's counts and the
     // runtime listeners), MetricsReader and RetentionPasses (archive and deletion of finished tasks).
 
@@ -100,12 +99,11 @@ public final class TaskRuntime implements AutoCloseable {
         this.recovery = new LeaseRecovery(ctx);
         this.waits = new Waits(ctx);
         this.preconditions = new Preconditions(ctx);
-        ResultMapper mapper = new ResultMapper(ctx.owner, ctx.store::cancelRequested, ctx::nextRandom);
-        ResultWriter writer = new ResultWriter(ctx.kernel, ctx.owner, this::wakeAt, ctx.events);
+        ResultWriter writer = new ResultWriter(ctx.kernel, ctx.owner, this::wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom);
         List<Machine<?, ?>> resolved = new ArrayList<>(b.resolves);
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupResolution(ctx, resolved);
-        this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, mapper, writer, this::finishStopIfIdle, wakeups);
+        this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, writer, this::finishStopIfIdle, wakeups);
         this.control = new Control(ctx, dispatcher::requestDispatch);
         this.metrics = new MetricsReader(ctx);
         List<Machine<?, ?>> known = new ArrayList<>(resolved);
@@ -248,13 +246,12 @@ public final class TaskRuntime implements AutoCloseable {
     }
 
     private <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(Run<S, E> run) {
-        E release = run.reg.policy.release();
-        S back = run.reg.backTo(run.task.state());
-        if (release == null && back == null) return;      // left to lease recovery
-        Command c = ctx.command().reason("runtime stopping");
-        Outcome<S> o = release != null ? ctx.kernel.fire(run.reg.machine, run.id(), release, c, Adjust.GIVE_BACK_ATTEMPT)
-                : ctx.kernel.requeue(run.reg.machine, run.id(), Objects.requireNonNull(back), ResultMapper.RELEASE, c,
-                        Adjust.GIVE_BACK_ATTEMPT);
+        Settlement.Facts facts = new Settlement.Facts(run.task.record(), ctx.command(), ctx.clock.now(), ctx::nextRandom, () -> false);
+        List<Settlement.Completion<S, E>> release = Settlement.settle(new Settlement.Shutdown(), run.reg.policy,
+                run.reg.backTo(run.task.state()), facts);
+        if (release.isEmpty()) return;      // left to lease recovery
+        Outcome<S> o = ResultWriter.apply(ctx.kernel, run.reg.machine, run.id(), release.get(0), 0);
+        for (int i = 1; i < release.size() && !o.isApplied(); i++) o = ResultWriter.apply(ctx.kernel, run.reg.machine, run.id(), release.get(i), 0);
         log.debug("released task {} at shutdown: {}", run.id(), o.isApplied() ? "applied" : o);
         ctx.running.remove(run.id(), run);
     }

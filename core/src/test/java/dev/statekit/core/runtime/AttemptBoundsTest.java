@@ -186,7 +186,7 @@ class AttemptBoundsTest {
                 default:
                     if (attempts >= maxAttempts) {
                         state = "ERROR";
-                        code = ResultMapper.ATTEMPTS_EXHAUSTED;
+                        code = Settlement.ATTEMPTS_EXHAUSTED;
                     } else {
                         retries = 0;
                         state = "PENDING";

@@ -259,8 +259,8 @@ class ControlTest {
         assertThat(parts.task(id).state()).isEqualTo("RUNNING");
         assertThat(parts.clock.pendingTimers()).containsExactly(parts.clock.now().plus(RuntimeParts.GRACE));
 
-        ResultMapper.Completion<Jobs.State, Jobs.Event> c = RuntimeParts.mapper(ctx).map(run, WorkResult.success(), parts.clock.now());
-        RuntimeParts.writer(ctx, at -> { }).write(List.of(c));
+        ResultWriter writer = RuntimeParts.writer(ctx, at -> { });
+        writer.write(List.of(writer.settle(run, WorkResult.success(), parts.clock.now())));
         assertThat(parts.task(id).state()).isEqualTo("CANCELED");
         assertThat(parts.last(id).actor()).isEqualTo("ana");
         assertThat(parts.last(id).reason()).isEqualTo("no longer needed");
@@ -280,8 +280,8 @@ class ControlTest {
         assertThat(parts.task(id).state()).isEqualTo("CANCELED");
         assertThat(parts.task(id).lease()).isNull();
         assertThat(parts.last(id).reason()).isEqualTo("cancelled after the grace period");
-        ResultMapper.Completion<Jobs.State, Jobs.Event> late = RuntimeParts.mapper(ctx).map(run, WorkResult.success(), parts.clock.now());
-        RuntimeParts.writer(ctx, at -> { }).write(List.of(late));
+        ResultWriter writer = RuntimeParts.writer(ctx, at -> { });
+        writer.write(List.of(writer.settle(run, WorkResult.success(), parts.clock.now())));
         assertThat(parts.events(id)).as("the late result is discarded").containsExactly("START", "CANCEL");
     }
 

@@ -71,7 +71,7 @@ class LeaseRecoveryTest {
         TaskRecord t = parts.task(id);
         assertThat(t.state()).isEqualTo("FAILED");
         assertThat(t.lease()).isNull();
-        assertThat(t.lastError().code()).isEqualTo(ResultMapper.LEASE_EXPIRED);
+        assertThat(t.lastError().code()).isEqualTo(Settlement.LEASE_EXPIRED);
         assertThat(t.lastError().retryable()).isTrue();
         assertThat(t.lastError().message()).contains("of dead expired at");
         assertThat(parts.events(id)).containsExactly("START", "FAIL");
@@ -104,7 +104,7 @@ class LeaseRecoveryTest {
         TaskRecord failed = parts.task(id);
         assertThat(failed.state()).isEqualTo("FAILED");
         assertThat(failed.lease()).isNull();
-        assertThat(failed.lastError().code()).isEqualTo(ResultMapper.INTERRUPTED);
+        assertThat(failed.lastError().code()).isEqualTo(Settlement.INTERRUPTED);
         assertThat(parts.events(id)).containsExactly("START", "INTERRUPT", "RECOVER", "START", "INTERRUPT", "GIVE_UP");
         assertThat(parts.last(id).reason()).isEqualTo("interrupted again after its automatic retry");
     }
@@ -118,7 +118,7 @@ class LeaseRecoveryTest {
         TaskRecord t = parts.task(id);
         assertThat(t.state()).isEqualTo("FAILED");
         assertThat(t.lease()).isNull();
-        assertThat(t.lastError().code()).isEqualTo(ResultMapper.INTERRUPTED);
+        assertThat(t.lastError().code()).isEqualTo(Settlement.INTERRUPTED);
         assertThat(t.attributes().get(TaskRuntime.ATTR_INTERRUPTIONS)).isNull();
         assertThat(parts.events(id)).containsExactly("START", "INTERRUPT", "GIVE_UP");
         assertThat(parts.last(id).reason()).isEqualTo("interrupted; automatic recovery is off");

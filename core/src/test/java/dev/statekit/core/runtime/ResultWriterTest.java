@@ -1,25 +1,88 @@
 package dev.statekit.core.runtime;
 
 import dev.statekit.core.*;
+import dev.statekit.core.internal.Kernel;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.store.Attributes;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The write of a batch's results, and what follows a result the store or the table turns down. */
+/** A run's result settled by the run policy, the write of a batch's results, and what follows a result the store or the table turns down. */
 class ResultWriterTest {
+    static final Instant T0 = Instant.parse("2026-10-25T00:59:59Z");
     final RuntimeParts parts = new RuntimeParts();
     final List<Instant> wakeUps = new ArrayList<>();
+    final Registration<Jobs.State, Jobs.Event> reg = new Registration<>(Jobs.MACHINE, "q", ctx -> WorkResult.success(),
+            QueueOptions.defaults());
+    boolean cancelRequested;
+    final ResultWriter settler = new ResultWriter(Kernel.of(parts.engine), "owner", wakeUps::add,
+            new RuntimeEvents("owner", new Registrations(List.of(reg)), List.of()), id -> cancelRequested, () -> 0.5);
+
+    Run<Jobs.State, Jobs.Event> run(int retries) {
+        TaskRecord t = new TaskRecord(3, Jobs.MACHINE.name(), 1, "RUNNING", "q", 0, 1, null, 1, retries,
+                new Lease("owner", 9, T0.plusSeconds(30)), null, null, Attributes.EMPTY, null, null, T0, T0, 1);
+        return new Run<>(reg, new Task<>(Jobs.State.RUNNING, t), t.lease(), new dev.statekit.core.spi.ManualClock(T0));
+    }
+
+    Settlement.Completion<Jobs.State, Jobs.Event> settle(Run<Jobs.State, Jobs.Event> run, WorkResult result) {
+        return settler.settle(run, result, T0).completion();
+    }
+
+    @Test
+    void successWritesTheWorkersAttributesAndProgressUnderTheLease() {
+        Run<Jobs.State, Jobs.Event> run = run(0);
+        run.progress("percent", "100");
+        Settlement.Completion<Jobs.State, Jobs.Event> c = settle(run, WorkResult.success(Map.of("out", "ok")));
+        assertThat(c.event()).isEqualTo(Jobs.Event.COMPLETE);
+        assertThat(c.command().attributes()).containsEntry("out", "ok").containsEntry("percent", "100");
+        assertThat(c.command().leaseToken()).hasValue(9);
+        assertThat(c.wakeAt()).isNull();
+    }
+
+    @Test
+    void aRetryableFailureRetriesWhileTheBudgetLastsThenFails() {
+        Settlement.Completion<Jobs.State, Jobs.Event> again = settle(run(0), WorkResult.retryable("RATE", "429"));
+        assertThat(again.event()).isEqualTo(Jobs.Event.RETRYABLE);
+        assertThat(again.command().error().code()).isEqualTo("RATE");
+        assertThat(again.wakeAt()).isAfter(T0);
+        int max = Jobs.MACHINE.runPolicy().retry().maxRetries();
+        Settlement.Completion<Jobs.State, Jobs.Event> spent = settle(run(max), WorkResult.retryable("RATE", "429"));
+        assertThat(spent.event()).isEqualTo(Jobs.Event.FAIL);
+        assertThat(spent.command().reason()).contains("after " + max + " retries");
+        assertThat(spent.wakeAt()).isNull();
+    }
+
+    @Test
+    void aFatalFailureFailsAndASnoozeReleasesUntilLater() {
+        assertThat(settle(run(0), WorkResult.fatal("BAD", "bad input")).event()).isEqualTo(Jobs.Event.FAIL);
+        Settlement.Completion<Jobs.State, Jobs.Event> z = settle(run(0), WorkResult.snooze(Duration.ofMinutes(5)));
+        assertThat(z.event()).isEqualTo(Jobs.Event.RELEASE);
+        assertThat(z.wakeAt()).isEqualTo(T0.plus(Duration.ofMinutes(5)));
+    }
+
+    @Test
+    void aCancellationRequestedElsewhereWinsOverARetry() {
+        cancelRequested = true;
+        Run<Jobs.State, Jobs.Event> run = run(0);
+        Settlement.Completion<Jobs.State, Jobs.Event> c = settle(run, WorkResult.retryable("RATE", "429"));
+        assertThat(c.event()).isEqualTo(Jobs.Event.CANCEL);
+        assertThat(run.cancelReason()).isEqualTo("CANCELLED");
+        assertThat(settle(run(0), WorkResult.success()).event()).as("a success is not retried, so it stands")
+                .isEqualTo(Jobs.Event.COMPLETE);
+    }
 
     /**
      * A machine whose success needs an "output" attribute; with {@code failRefusesSettling} its fatal
@@ -39,7 +102,7 @@ class ResultWriterTest {
         if (failRefusesSettling) {
             b.row(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED).by(SYSTEM)
                     .guard("worker-failures-only", (task, command) -> Verdict.when(command.error() == null
-                            || !command.error().code().equals(ResultMapper.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result"))
+                            || !command.error().code().equals(Settlement.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result"))
                     .add();
         } else {
             b.transition(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED, SYSTEM);
@@ -59,10 +122,10 @@ class ResultWriterTest {
     <S extends Enum<S>, E extends Enum<E>> void writeResults(RuntimeContext ctx, Registration<S, E> r, WorkResult... results) {
         List<Run<S, E>> runs = RuntimeParts.claim(ctx, r);
         assertThat(runs).hasSize(results.length);
-        ResultMapper mapper = RuntimeParts.mapper(ctx);
-        List<ResultMapper.Completion<S, E>> done = new ArrayList<>();
-        for (int i = 0; i < runs.size(); i++) done.add(mapper.map(runs.get(i), results[i], ctx.clock.now()));
-        RuntimeParts.writer(ctx, wakeUps::add).write(done);
+        ResultWriter writer = RuntimeParts.writer(ctx, wakeUps::add);
+        List<ResultWriter.Ending<S, E>> done = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) done.add(writer.settle(runs.get(i), results[i], ctx.clock.now()));
+        writer.write(done);
     }
 
     @Test
@@ -99,7 +162,7 @@ class ResultWriterTest {
         assertThat(parts.task(id).state()).isEqualTo("FAILED");
         assertThat(parts.task(id).lease()).isNull();
         TaskError error = parts.task(id).lastError();
-        assertThat(error.code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(error.code()).isEqualTo(Settlement.RESULT_REFUSED);
         assertThat(error.message()).contains("OUTPUT_MISSING").contains("no output was reported");
         assertThat(error.retryable()).isFalse();
         HistoryEntry last = parts.last(id);
@@ -118,7 +181,7 @@ class ResultWriterTest {
         writeResults(ctx, r, WorkResult.success());
         assertThat(parts.task(id).state()).isEqualTo("QUEUED");
         assertThat(parts.task(id).lease()).isNull();
-        assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(parts.task(id).lastError().code()).isEqualTo(Settlement.RESULT_REFUSED);
         assertThat(parts.events(id)).containsExactly("START", "RELEASE");
         assertThat(parts.last(id).reason()).isEqualTo("result refused");
     }
@@ -134,7 +197,7 @@ class ResultWriterTest {
                             "OUTPUT_MISSING", "no output was reported")).add()
                 .row(Jobs.State.RUNNING, Jobs.Event.FAIL, Jobs.State.FAILED).by(SYSTEM)
                     .guard("worker-failures-only", (task, command) -> Verdict.when(command.error() == null
-                            || !command.error().code().equals(ResultMapper.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result")).add()
+                            || !command.error().code().equals(Settlement.RESULT_REFUSED), "NOT_A_WORKER_FAILURE", "refused result")).add()
                 .run(r -> r.claim(Jobs.State.QUEUED, Jobs.Event.START).success(Jobs.Event.COMPLETE).fatal(Jobs.Event.FAIL))
                 .build();
         Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(m, "q", c -> WorkResult.success());
@@ -143,7 +206,7 @@ class ResultWriterTest {
         writeResults(ctx, r, WorkResult.success());
         assertThat(parts.task(id).state()).isEqualTo("QUEUED");
         assertThat(parts.task(id).lease()).isNull();
-        assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.RESULT_REFUSED);
+        assertThat(parts.task(id).lastError().code()).isEqualTo(Settlement.RESULT_REFUSED);
         assertThat(parts.events(id)).containsExactly("START", "RELEASE");
     }
 
@@ -170,9 +233,8 @@ class ResultWriterTest {
         parts.engine.fire(Jobs.MACHINE, id, Jobs.Event.RELEASE, Command.system().reason("operator reset"));
         assertThat(RuntimeParts.claim(other, r)).hasSize(1);
         Lease theirs = parts.task(id).lease();
-        ResultMapper.Completion<Jobs.State, Jobs.Event> c = RuntimeParts.mapper(ctx).map(runs.get(0),
-                WorkResult.retryable("BUSY", "later"), parts.clock.now());
-        RuntimeParts.writer(ctx, wakeUps::add).write(List.of(c));
+        ResultWriter writer = RuntimeParts.writer(ctx, wakeUps::add);
+        writer.write(List.of(writer.settle(runs.get(0), WorkResult.retryable("BUSY", "later"), parts.clock.now())));
         assertThat(parts.task(id).state()).isEqualTo("RUNNING");
         assertThat(parts.task(id).lease()).isEqualTo(theirs);
         assertThat(parts.task(id).lastError()).isNull();

@@ -71,20 +71,16 @@ public final class RuntimeParts {
         return new Registration<>(machine, queue, worker, QueueOptions.defaults());
     }
 
-    static ResultMapper mapper(RuntimeContext ctx) {
-        return new ResultMapper(ctx.owner, ctx.store::cancelRequested, ctx::nextRandom);
-    }
-
     static ResultWriter writer(RuntimeContext ctx, Consumer<Instant> wakeAt) {
-        return new ResultWriter(ctx.kernel, ctx.owner, wakeAt, ctx.events);
+        return new ResultWriter(ctx.kernel, ctx.owner, wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom);
     }
 
     /** Stands for a runtime's own listener on the engine: a dispatcher does not announce its claims to it. */
     static final dev.statekit.core.spi.TransitionListener OWN = (machine, task, entry) -> { };
 
-    /** Returns a dispatcher of {@code ctx} with the runtime's own mapper and a writer that drops wake-ups. */
+    /** Returns a dispatcher of {@code ctx} with the runtime's own writer, which drops wake-ups. */
     static Dispatcher dispatcher(RuntimeContext ctx, Runnable housekeeping, Runnable onIdle) {
-        return new Dispatcher(ctx, housekeeping, new GroupResolution(ctx, List.of()), new Preconditions(ctx), mapper(ctx), writer(ctx, at -> { }), onIdle, OWN);
+        return new Dispatcher(ctx, housekeeping, new GroupResolution(ctx, List.of()), new Preconditions(ctx), writer(ctx, at -> { }), onIdle, OWN);
     }
 
     /** Claims a batch of {@code r} as a worker slot of {@code ctx} would; the runs are registered as running. */

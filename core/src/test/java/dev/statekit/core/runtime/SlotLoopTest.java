@@ -138,7 +138,7 @@ class SlotLoopTest {
         assertThat(parts.task(error).lastError().code()).isEqualTo("ASSERTIONERROR");
         assertThat(parts.task(badInput).lastError().code()).isEqualTo("BAD_INPUT");
         assertThat(parts.task(nothing).state()).isEqualTo("FAILED");
-        assertThat(parts.task(nothing).lastError().code()).isEqualTo(ResultMapper.NO_RESULT);
+        assertThat(parts.task(nothing).lastError().code()).isEqualTo(Settlement.NO_RESULT);
         assertThat(parts.task(fine).state()).isEqualTo("DONE");
         assertThat(parts.store.leased("q")).isZero();
         long next = parts.enqueue(Jobs.MACHINE, "q");
@@ -158,18 +158,18 @@ class SlotLoopTest {
         parts.executor.runNext();
         assertThat(Thread.interrupted()).as("the worker thread's interrupt status").isTrue();
         assertThat(parts.task(id).state()).isEqualTo("RETRYING");
-        assertThat(parts.task(id).lastError().code()).isEqualTo(ResultMapper.INTERRUPTED);
+        assertThat(parts.task(id).lastError().code()).isEqualTo(Settlement.INTERRUPTED);
     }
 
     @Test
     void aFailurePastTheWorkersStillGivesTheSlotBackAndForgetsTheBatch() {
         boolean[] storeDown = {true};
         RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", byAttribute));
-        ResultMapper mapper = new ResultMapper("r", id -> {
+        ResultWriter writer = new ResultWriter(ctx.kernel, "r", at -> { }, ctx.events, id -> {
             if (storeDown[0]) throw new IllegalStateException("store unavailable");
             return false;
         }, ctx::nextRandom);
-        Dispatcher d = new Dispatcher(ctx, () -> { }, new GroupResolution(ctx, List.of()), new Preconditions(ctx), mapper, RuntimeParts.writer(ctx, at -> { }),
+        Dispatcher d = new Dispatcher(ctx, () -> { }, new GroupResolution(ctx, List.of()), new Preconditions(ctx), writer,
                 () -> idleCalls++, RuntimeParts.OWN);
         long busy = enqueue("q", "retry");          // a retry asks whether a cancellation was requested
         d.requestDispatch();
@@ -276,7 +276,7 @@ class SlotLoopTest {
     void anAdaptiveBatchGrowsUpToItsCapAndHalvesAfterASlowBatch() {
         parts.batchSize = 0;
         RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", byAttribute));
-        SlotLoop loop = new SlotLoop(ctx, dispatcher(ctx), RuntimeParts.mapper(ctx), RuntimeParts.writer(ctx, at -> { }));
+        SlotLoop loop = new SlotLoop(ctx, dispatcher(ctx), RuntimeParts.writer(ctx, at -> { }));
         Duration fast = RuntimeContext.BATCH_WINDOW;
         Duration slow = RuntimeContext.BATCH_WINDOW.plusNanos(1000);
         assertThat(loop.nextSize(1, 1, fast)).isEqualTo(2);
