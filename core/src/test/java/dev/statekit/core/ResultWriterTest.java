@@ -8,6 +8,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.TaskError;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

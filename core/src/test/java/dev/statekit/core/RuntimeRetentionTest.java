@@ -7,6 +7,7 @@ import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
