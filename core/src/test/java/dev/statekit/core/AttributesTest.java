@@ -12,6 +12,7 @@ import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TriggerSource;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.store.InMemoryStore;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.NoSuchElementException;

@@ -10,6 +10,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Chunks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,10 +26,6 @@ import java.util.Map;
  * checks that each parent is in the state its children imply and nothing waits on an ended dependency.
  */
 final class CompositionModel {
-    enum ChunkState { PENDING, RUNNING, DONE, ERROR, CANCELLED }
-
-    enum ChunkEvent { START, COMPLETE, FAIL, RETRY, CANCEL }
-
     enum JobState { PROCESSING, PAUSED, DONE, ERROR, CANCELLED }
 
     enum JobEvent { CHUNKS_DONE, CHUNKS_FAILED, REOPEN, PAUSE, RESUME, CANCEL }
@@ -37,20 +34,7 @@ final class CompositionModel {
 
     enum StepEvent { START, COMPLETE, FAIL, CANCEL, UPSTREAM_FAILED, RELEASE }
 
-    static final Machine<ChunkState, ChunkEvent> CHUNK = Machine.builder("m-chunk", ChunkState.class, ChunkEvent.class)
-            .initial(ChunkState.PENDING)
-            .terminal(ChunkState.DONE, ChunkState.CANCELLED)
-            .succeeded(ChunkState.DONE).failed(ChunkState.ERROR).cancelled(ChunkState.CANCELLED)
-            .transition(ChunkState.PENDING, ChunkEvent.START, ChunkState.RUNNING, SYSTEM)
-            .transition(ChunkState.RUNNING, ChunkEvent.COMPLETE, ChunkState.DONE, SYSTEM)
-            .transition(ChunkState.RUNNING, ChunkEvent.FAIL, ChunkState.ERROR, SYSTEM)
-            .transition(ChunkState.ERROR, ChunkEvent.RETRY, ChunkState.PENDING, USER)
-            .transition(ChunkState.PENDING, ChunkEvent.CANCEL, ChunkState.CANCELLED, SYSTEM)
-            .transition(ChunkState.RUNNING, ChunkEvent.CANCEL, ChunkState.CANCELLED, SYSTEM)
-            .transition(ChunkState.ERROR, ChunkEvent.CANCEL, ChunkState.CANCELLED, SYSTEM)
-            .run(r -> r.claim(ChunkState.PENDING, ChunkEvent.START).success(ChunkEvent.COMPLETE).fatal(ChunkEvent.FAIL)
-                    .cancel(ChunkEvent.CANCEL).recoverByFailing())
-            .build();
+    static final Machine<Chunks.State, Chunks.Event> CHUNK = Chunks.machine("m-chunk", SYSTEM);
 
     static final Machine<JobState, JobEvent> JOB = Machine.builder("m-job", JobState.class, JobEvent.class)
             .initial(JobState.PROCESSING)
@@ -185,7 +169,7 @@ final class CompositionModel {
     void retryChunk(int chunk) {
         if (chunks.isEmpty()) return;
         long id = chunks.get(Math.floorMod(chunk, chunks.size()));
-        if (engine.fire(CHUNK, id, ChunkEvent.RETRY, Command.user("ann")).isApplied()) succeeds.put(id, true);
+        if (engine.fire(CHUNK, id, Chunks.Event.RETRY, Command.user("ann")).isApplied()) succeeds.put(id, true);
     }
 
     private long jobAt(int i) {
@@ -211,7 +195,7 @@ final class CompositionModel {
             }
             if (state(job).equals(JobState.DONE.name())) {
                 for (TaskRecord c : children(job)) {
-                    require(c.state().equals(ChunkState.DONE.name()), "job %s is done but its chunk %s is %s", job, c.id(), c.state());
+                    require(c.state().equals(Chunks.State.DONE.name()), "job %s is done but its chunk %s is %s", job, c.id(), c.state());
                 }
             }
         }
@@ -243,7 +227,7 @@ final class CompositionModel {
         for (long job : jobs) {
             List<TaskRecord> kids = children(job);
             boolean allEnded = kids.stream().allMatch(c -> ended(CHUNK, c.state()));
-            boolean allDone = kids.stream().allMatch(c -> c.state().equals(ChunkState.DONE.name()));
+            boolean allDone = kids.stream().allMatch(c -> c.state().equals(Chunks.State.DONE.name()));
             String s = state(job);
             if (s.equals(JobState.CANCELLED.name())) continue;
             require(allEnded, "job %s is %s with chunks that never ended: %s", job, s, kids);

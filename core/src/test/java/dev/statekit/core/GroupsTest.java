@@ -18,6 +18,7 @@ import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Chunks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,28 +33,11 @@ import org.junit.jupiter.api.Test;
  * its own test, named after it.
  */
 public class GroupsTest {
-    public enum ChunkState { PENDING, RUNNING, DONE, ERROR, CANCELLED }
-
-    public enum ChunkEvent { START, COMPLETE, FAIL, RETRY, CANCEL }
-
     public enum JobState { CREATED, PROCESSING, PAUSED, DONE, ERROR, CANCELLED }
 
     public enum JobEvent { PROCESS, CHUNKS_DONE, CHUNKS_FAILED, REOPEN, PAUSE, RESUME, CANCEL }
 
-    public static final Machine<ChunkState, ChunkEvent> CHUNK = Machine.builder("chunk", ChunkState.class, ChunkEvent.class)
-            .initial(ChunkState.PENDING)
-            .terminal(ChunkState.DONE, ChunkState.CANCELLED)
-            .succeeded(ChunkState.DONE).failed(ChunkState.ERROR).cancelled(ChunkState.CANCELLED)
-            .transition(ChunkState.PENDING, ChunkEvent.START, ChunkState.RUNNING, SYSTEM)
-            .transition(ChunkState.RUNNING, ChunkEvent.COMPLETE, ChunkState.DONE, SYSTEM)
-            .transition(ChunkState.RUNNING, ChunkEvent.FAIL, ChunkState.ERROR, SYSTEM)
-            .transition(ChunkState.ERROR, ChunkEvent.RETRY, ChunkState.PENDING, USER)
-            .transition(ChunkState.PENDING, ChunkEvent.CANCEL, ChunkState.CANCELLED, USER, SYSTEM)
-            .transition(ChunkState.RUNNING, ChunkEvent.CANCEL, ChunkState.CANCELLED, USER, SYSTEM)
-            .transition(ChunkState.ERROR, ChunkEvent.CANCEL, ChunkState.CANCELLED, USER, SYSTEM)
-            .run(r -> r.claim(ChunkState.PENDING, ChunkEvent.START).success(ChunkEvent.COMPLETE).fatal(ChunkEvent.FAIL)
-                    .cancel(ChunkEvent.CANCEL).recoverByFailing())
-            .build();
+    public static final Machine<Chunks.State, Chunks.Event> CHUNK = Chunks.machine("chunk", USER, SYSTEM);
 
     static Machine<JobState, JobEvent> job(boolean failFast) {
         return Machine.builder(failFast ? "job-ff" : "job", JobState.class, JobEvent.class)
@@ -100,7 +84,7 @@ public class GroupsTest {
         return claimed;
     }
 
-    void finish(TaskRecord chunk, ChunkEvent event) {
+    void finish(TaskRecord chunk, Chunks.Event event) {
         assertThat(engine.fire(CHUNK, chunk.id(), event).isApplied()).isTrue();
     }
 
@@ -123,11 +107,11 @@ public class GroupsTest {
             long job = startJob(JOB, 3);
             List<TaskRecord> chunks = claim(10);
             assertThat(chunks).hasSize(3).allSatisfy(c -> assertThat(c.parentId()).isEqualTo(job));
-            finish(chunks.get(0), ChunkEvent.COMPLETE);
-            finish(chunks.get(1), ChunkEvent.COMPLETE);
+            finish(chunks.get(0), Chunks.Event.COMPLETE);
+            finish(chunks.get(1), Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("PROCESSING");
-            finish(chunks.get(2), ChunkEvent.COMPLETE);
+            finish(chunks.get(2), Chunks.Event.COMPLETE);
             resolve(JOB);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("DONE");
@@ -139,8 +123,8 @@ public class GroupsTest {
         void progressCountsTheChildrenPerStateInOneRead() {
             long job = startJob(JOB, 4);
             List<TaskRecord> chunks = claim(3);
-            finish(chunks.get(0), ChunkEvent.COMPLETE);
-            finish(chunks.get(1), ChunkEvent.FAIL);
+            finish(chunks.get(0), Chunks.Event.COMPLETE);
+            finish(chunks.get(1), Chunks.Event.FAIL);
             resolve(JOB);
             GroupProgress p = engine.progress(JOB, job).orElseThrow();
             assertThat(p.total()).isEqualTo(4);
@@ -158,10 +142,10 @@ public class GroupsTest {
         void aFailedChildFailsTheParentOnlyOnceEveryChildHasEnded() {
             long job = startJob(JOB, 2);
             List<TaskRecord> chunks = claim(10);
-            finish(chunks.get(0), ChunkEvent.FAIL);
+            finish(chunks.get(0), Chunks.Event.FAIL);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("PROCESSING");
-            finish(chunks.get(1), ChunkEvent.COMPLETE);
+            finish(chunks.get(1), Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("ERROR");
             HistoryEntry last = store.history(job).get(store.history(job).size() - 1);
@@ -172,11 +156,11 @@ public class GroupsTest {
         void errorsAreAttributedToTheChildrenThatFailedWithTheirCodes() {
             long job = startJob(JOB, 3);
             List<TaskRecord> chunks = claim(10);
-            engine.fire(CHUNK, chunks.get(0).id(), ChunkEvent.FAIL, Command.system().error(new dev.statekit.store.TaskError("HTTP_400",
+            engine.fire(CHUNK, chunks.get(0).id(), Chunks.Event.FAIL, Command.system().error(new dev.statekit.store.TaskError("HTTP_400",
                     "bad request", false, null)));
-            engine.fire(CHUNK, chunks.get(1).id(), ChunkEvent.FAIL, Command.system().error(new dev.statekit.store.TaskError("IO_ERROR",
+            engine.fire(CHUNK, chunks.get(1).id(), Chunks.Event.FAIL, Command.system().error(new dev.statekit.store.TaskError("IO_ERROR",
                     "disk full", true, null)));
-            finish(chunks.get(2), ChunkEvent.COMPLETE);
+            finish(chunks.get(2), Chunks.Event.COMPLETE);
             resolve(JOB);
             dev.statekit.store.TaskError error = store.find(job).orElseThrow().lastError();
             assertThat(error.code()).isEqualTo("CHILDREN_FAILED");
@@ -189,11 +173,11 @@ public class GroupsTest {
             Machine<JobState, JobEvent> ff = job(true);
             long job = startJob(ff, 3);
             List<TaskRecord> chunks = claim(10);
-            finish(chunks.get(0), ChunkEvent.FAIL);
+            finish(chunks.get(0), Chunks.Event.FAIL);
             resolve(ff);
             assertThat(state(job)).isEqualTo("ERROR");
-            finish(chunks.get(1), ChunkEvent.COMPLETE);
-            finish(chunks.get(2), ChunkEvent.COMPLETE);
+            finish(chunks.get(1), Chunks.Event.COMPLETE);
+            finish(chunks.get(2), Chunks.Event.COMPLETE);
             resolve(ff);
             assertThat(fired(job, "CHUNKS_FAILED")).isEqualTo(1);
             assertThat(state(job)).isEqualTo("ERROR");
@@ -202,7 +186,7 @@ public class GroupsTest {
         @Test
         void crashBetweenChildCommitAndParentTransitionIsHealedByTheNextPassAnywhere() {
             long job = startJob(JOB, 2);
-            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);
+            for (TaskRecord c : claim(10)) finish(c, Chunks.Event.COMPLETE);
             // the process that completed the children died before any pass: nothing in memory is needed,
             // a fresh engine over the same store (another process) resolves the group from the marks.
             TransitionEngine other = TransitionEngine.builder().store(store).clock(clock).build();
@@ -217,11 +201,11 @@ public class GroupsTest {
             engine.fire(JOB, job, JobEvent.PROCESS, Command.user("ann"));
             assertThat(engine.addChildren(JOB, job, List.of(TaskSpec.defaults()))).isTrue();
             resolve(JOB);
-            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);      // the first child ends at once
+            for (TaskRecord c : claim(10)) finish(c, Chunks.Event.COMPLETE);      // the first child ends at once
             resolve(JOB);
             assertThat(state(job)).isEqualTo("PROCESSING");
             assertThat(engine.addChildren(JOB, job, List.of(TaskSpec.defaults(), TaskSpec.defaults()))).isTrue();
-            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);
+            for (TaskRecord c : claim(10)) finish(c, Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("PROCESSING");
             assertThat(engine.sealChildren(JOB, job)).isTrue();
@@ -235,7 +219,7 @@ public class GroupsTest {
         @Test
         void retentionNeverPurgesAnUnfinishedGroupOrTheMarksItWaitsOn() {
             long job = startJob(JOB, 2);
-            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);      // marks wait for a pass
+            for (TaskRecord c : claim(10)) finish(c, Chunks.Event.COMPLETE);      // marks wait for a pass
             Instant later = clock.now().plusSeconds(3600);
             assertThat(store.purge(JOB.name(), List.of("PROCESSING", "DONE"), later, 100)).as("the parent has children and marks").isZero();
             assertThat(store.purge(CHUNK.name(), List.of("DONE"), later, 100)).as("ended children may go").isEqualTo(2);
@@ -249,7 +233,7 @@ public class GroupsTest {
         void exactlyOnceParentTransitionWhenManyChildrenEndTogether() {
             long job = startJob(JOB, 16);
             List<TaskRecord> chunks = claim(16);
-            for (TaskRecord c : chunks) finish(c, ChunkEvent.COMPLETE);
+            for (TaskRecord c : chunks) finish(c, Chunks.Event.COMPLETE);
             for (int i = 0; i < 3; i++) resolve(JOB);
             assertThat(fired(job, "CHUNKS_DONE")).isEqualTo(1);
         }
@@ -261,7 +245,7 @@ public class GroupsTest {
             resolve(JOB);
             assertThat(state(none)).isEqualTo("DONE");
             assertThat(state(one)).isEqualTo("PROCESSING");
-            finish(claim(1).get(0), ChunkEvent.COMPLETE);
+            finish(claim(1).get(0), Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(one)).isEqualTo("DONE");
         }
@@ -280,14 +264,14 @@ public class GroupsTest {
         void retryOnlyTheFailedChildrenReopensTheParent() {
             long job = startJob(JOB, 2);
             List<TaskRecord> chunks = claim(10);
-            finish(chunks.get(0), ChunkEvent.COMPLETE);
-            finish(chunks.get(1), ChunkEvent.FAIL);
+            finish(chunks.get(0), Chunks.Event.COMPLETE);
+            finish(chunks.get(1), Chunks.Event.FAIL);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("ERROR");
-            assertThat(engine.fire(CHUNK, chunks.get(1).id(), ChunkEvent.RETRY, Command.user("ann")).isApplied()).isTrue();
+            assertThat(engine.fire(CHUNK, chunks.get(1).id(), Chunks.Event.RETRY, Command.user("ann")).isApplied()).isTrue();
             resolve(JOB);
             assertThat(state(job)).isEqualTo("PROCESSING");
-            finish(claim(10).get(0), ChunkEvent.COMPLETE);
+            finish(claim(10).get(0), Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("DONE");
             assertThat(store.history(job)).extracting(HistoryEntry::event)
@@ -298,11 +282,11 @@ public class GroupsTest {
         void aRetriedChildThatSucceedsBeforeAnyPassStillReopensAndCompletesTheParent() {
             long job = startJob(JOB, 1);
             TaskRecord chunk = claim(1).get(0);
-            finish(chunk, ChunkEvent.FAIL);
+            finish(chunk, Chunks.Event.FAIL);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("ERROR");
-            engine.fire(CHUNK, chunk.id(), ChunkEvent.RETRY, Command.user("ann"));
-            finish(claim(1).get(0), ChunkEvent.COMPLETE);     // retried and done again before any pass saw it open
+            engine.fire(CHUNK, chunk.id(), Chunks.Event.RETRY, Command.user("ann"));
+            finish(claim(1).get(0), Chunks.Event.COMPLETE);     // retried and done again before any pass saw it open
             assertThat(store.resolveGroups(List.of(JOB.name()), clock.now(), 10,
                     new GroupDecider(Groups.registry(List.of(JOB)), clock.now()))).isEqualTo(1);
             assertThat(state(job)).isEqualTo("PROCESSING");   // one pass re-opens the parent, and leaves the group awaiting
@@ -319,13 +303,13 @@ public class GroupsTest {
             engine.fire(JOB, job, JobEvent.PAUSE, Command.user("ann"));
             resolve(JOB);
             assertThat(claim(10)).isEmpty();
-            finish(running, ChunkEvent.COMPLETE);           // the running child goes on
+            finish(running, Chunks.Event.COMPLETE);           // the running child goes on
             resolve(JOB);
             engine.fire(JOB, job, JobEvent.RESUME, Command.user("ann"));
             resolve(JOB);
             List<TaskRecord> rest = claim(10);
             assertThat(rest).hasSize(2);
-            for (TaskRecord c : rest) finish(c, ChunkEvent.COMPLETE);
+            for (TaskRecord c : rest) finish(c, Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("DONE");
         }
@@ -335,7 +319,7 @@ public class GroupsTest {
             long job = startJob(JOB, 1);
             TaskRecord running = claim(1).get(0);
             engine.fire(JOB, job, JobEvent.PAUSE, Command.user("ann"));
-            finish(running, ChunkEvent.COMPLETE);
+            finish(running, Chunks.Event.COMPLETE);
             resolve(JOB);
             assertThat(state(job)).isEqualTo("PAUSED");
             assertThat(store.group(job).orElseThrow().awaiting()).isTrue();
@@ -356,8 +340,8 @@ public class GroupsTest {
             for (TaskRecord t : store.query(dev.statekit.store.TaskQuery.all().machine(CHUNK.name())).items()) states.add(t.state());
             assertThat(states).containsExactlyInAnyOrder("RUNNING", "CANCELLED", "CANCELLED");
             // the running child cannot commit success under a lease it no longer holds once it is cancelled
-            assertThat(engine.fire(CHUNK, running.id(), ChunkEvent.CANCEL, Command.system()).isApplied()).isTrue();
-            Outcome<ChunkState> late = engine.fire(CHUNK, running.id(), ChunkEvent.COMPLETE,
+            assertThat(engine.fire(CHUNK, running.id(), Chunks.Event.CANCEL, Command.system()).isApplied()).isTrue();
+            Outcome<Chunks.State> late = engine.fire(CHUNK, running.id(), Chunks.Event.COMPLETE,
                     Command.system().underLease(running.lease().fencingToken()));
             assertThat(late.isApplied()).isFalse();
             resolve(JOB);
@@ -480,7 +464,7 @@ public class GroupsTest {
     class InARuntime {
         final ManualExecutor executor = new ManualExecutor();
 
-        TaskRuntime runtime(String owner, Worker<ChunkState> worker, Machine<?, ?>... resolves) {
+        TaskRuntime runtime(String owner, Worker<Chunks.State> worker, Machine<?, ?>... resolves) {
             return TaskRuntime.builder(engine).owner(owner).executor(executor).workers(2).leaseDuration(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofSeconds(1)).seed(3).register(CHUNK, worker).resolves(resolves).build();
         }
@@ -500,7 +484,7 @@ public class GroupsTest {
         @Test
         void aRuntimeThatDidNotRunTheChildrenResolvesTheirParentAtItsNextPoll() {
             long job = startJob(JOB, 2);
-            for (TaskRecord c : claim(10)) finish(c, ChunkEvent.COMPLETE);      // another process, gone since
+            for (TaskRecord c : claim(10)) finish(c, Chunks.Event.COMPLETE);      // another process, gone since
             TaskRuntime rt = runtime("r2", ctx -> WorkResult.success(), JOB);
             rt.start();
             executor.runAll();               // the start's first housekeeping round resolves what is pending
@@ -528,12 +512,12 @@ public class GroupsTest {
     class Definitions {
         @Test
         void childrenWithoutSucceededStatesOrEventsNoSystemRowFiresAreDefinitionErrorsThatSayHowToFixThem() {
-            Machine<ChunkState, ChunkEvent> plain = Machine.builder("plain-chunk", ChunkState.class, ChunkEvent.class)
-                    .initial(ChunkState.PENDING).terminal(ChunkState.DONE, ChunkState.CANCELLED, ChunkState.ERROR)
-                    .transition(ChunkState.PENDING, ChunkEvent.START, ChunkState.RUNNING, SYSTEM)
-                    .transition(ChunkState.RUNNING, ChunkEvent.COMPLETE, ChunkState.DONE, SYSTEM)
-                    .transition(ChunkState.RUNNING, ChunkEvent.FAIL, ChunkState.ERROR, SYSTEM)
-                    .transition(ChunkState.PENDING, ChunkEvent.CANCEL, ChunkState.CANCELLED, USER)
+            Machine<Chunks.State, Chunks.Event> plain = Machine.builder("plain-chunk", Chunks.State.class, Chunks.Event.class)
+                    .initial(Chunks.State.PENDING).terminal(Chunks.State.DONE, Chunks.State.CANCELLED, Chunks.State.ERROR)
+                    .transition(Chunks.State.PENDING, Chunks.Event.START, Chunks.State.RUNNING, SYSTEM)
+                    .transition(Chunks.State.RUNNING, Chunks.Event.COMPLETE, Chunks.State.DONE, SYSTEM)
+                    .transition(Chunks.State.RUNNING, Chunks.Event.FAIL, Chunks.State.ERROR, SYSTEM)
+                    .transition(Chunks.State.PENDING, Chunks.Event.CANCEL, Chunks.State.CANCELLED, USER)
                     .build();
             assertThatThrownBy(() -> Machine.builder("parent", JobState.class, JobEvent.class)
                     .initial(JobState.CREATED).terminal(JobState.DONE, JobState.ERROR, JobState.CANCELLED, JobState.PAUSED)

@@ -10,6 +10,7 @@ import dev.statekit.store.Attributes;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,8 +8,8 @@ import dev.statekit.core.RefusalCode;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.Store;
 import dev.statekit.store.TriggerSource;
-import dev.statekit.test.Jobs.Event;
-import dev.statekit.test.Jobs.State;
+import dev.statekit.test.KitMachines.Event;
+import dev.statekit.test.KitMachines.State;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;
@@ -23,7 +23,7 @@ class MachineCheckerTest {
 
     @Test
     void theMatrixHoldsEveryReachableStateEventAndSource() {
-        MachineMatrix<State, Event> matrix = MachineChecker.of(Jobs.JOB).check().assertPromises();
+        MachineMatrix<State, Event> matrix = MachineChecker.of(KitMachines.JOB).check().assertPromises();
 
         assertThat(matrix.reachable()).containsExactlyInAnyOrder(State.values());
         assertThat(matrix.unreachable()).isEmpty();
@@ -33,14 +33,14 @@ class MachineCheckerTest {
         assertThat(matrix.result(State.QUEUED, Event.START, TriggerSource.USER))
                 .isEqualTo(new MachineMatrix.Refused(RefusalCode.ILLEGAL_TRANSITION, "ILLEGAL_TRANSITION"));
         for (MachineMatrix.Cell<State, Event> c : matrix.cells()) {
-            if (Jobs.JOB.isTerminal(c.state())) assertThat(c.applied()).as("%s", c).isFalse();
-            assertThat(c.applied()).as("%s", c).isEqualTo(Jobs.JOB.allowedEvents(c.state(), c.source()).contains(c.event()));
+            if (KitMachines.JOB.isTerminal(c.state())) assertThat(c.applied()).as("%s", c).isFalse();
+            assertThat(c.applied()).as("%s", c).isEqualTo(KitMachines.JOB.allowedEvents(c.state(), c.source()).contains(c.event()));
         }
     }
 
     @Test
     void theMarkdownTableHasALinePerStateAndEvent() {
-        String table = MachineChecker.of(Jobs.JOB).check().toMarkdown();
+        String table = MachineChecker.of(KitMachines.JOB).check().toMarkdown();
 
         List<String> lines = table.lines().toList();
         assertThat(lines.get(0)).isEqualTo("| state | event | SYSTEM | USER |");
@@ -51,12 +51,12 @@ class MachineCheckerTest {
 
     @Test
     void aGuardRefusesWithItsCodeAndCommandsMakeItPass() {
-        MachineMatrix<State, Event> bare = MachineChecker.of(Jobs.REVIEW).check().assertPromises();
+        MachineMatrix<State, Event> bare = MachineChecker.of(KitMachines.REVIEW).check().assertPromises();
         assertThat(bare.result(State.QUEUED, Event.APPROVE, TriggerSource.USER))
                 .isEqualTo(new MachineMatrix.Refused(RefusalCode.GUARD_REFUSED, "NO_REVIEWER"));
         assertThat(bare.unreachable()).containsExactly(State.DONE);
 
-        MachineMatrix<State, Event> reviewed = MachineChecker.of(Jobs.REVIEW)
+        MachineMatrix<State, Event> reviewed = MachineChecker.of(KitMachines.REVIEW)
                 .commands((task, event, source) -> source == TriggerSource.USER
                         ? Command.user("ana").set("reviewer", "ana") : Command.system())
                 .check().assertPromises();
@@ -83,7 +83,7 @@ class MachineCheckerTest {
 
     @Test
     void aBrokenPromiseIsReportedAndFailsTheAssertion() {
-        MachineMatrix<State, Event> matrix = MachineChecker.of(Jobs.JOB).store(MachineCheckerTest::forgetful).check();
+        MachineMatrix<State, Event> matrix = MachineChecker.of(KitMachines.JOB).store(MachineCheckerTest::forgetful).check();
 
         assertThat(matrix.violations()).isNotEmpty()
                 .anySatisfy(v -> assertThat(v).contains("did not append exactly one history entry"));
@@ -93,28 +93,28 @@ class MachineCheckerTest {
 
     @Provide
     Arbitrary<EventSequence<State, Event>> jobs() {
-        return EventSequences.of(Jobs.JOB).refusedShare(0.3).ofMaxLength(25);
+        return EventSequences.of(KitMachines.JOB).refusedShare(0.3).ofMaxLength(25);
     }
 
     @Property(tries = 200)
     void anySequenceKeepsThePromises(@ForAll("jobs") EventSequence<State, Event> events) {
-        MachineChecker.of(Jobs.JOB).run(events);
+        MachineChecker.of(KitMachines.JOB).run(events);
     }
 
     @Property(tries = 50)
     void aBrokenStoreFailsASequenceThatAppliesTwice(@ForAll("jobs") EventSequence<State, Event> events) {
         long applied = events.steps().stream().filter(EventSequence.Step::allowed).count();
         if (applied < 2) {
-            MachineChecker.of(Jobs.JOB).store(MachineCheckerTest::forgetful).run(events);      // nothing to forget yet
+            MachineChecker.of(KitMachines.JOB).store(MachineCheckerTest::forgetful).run(events);      // nothing to forget yet
             return;
         }
-        assertThatThrownBy(() -> MachineChecker.of(Jobs.JOB).store(MachineCheckerTest::forgetful).run(events))
+        assertThatThrownBy(() -> MachineChecker.of(KitMachines.JOB).store(MachineCheckerTest::forgetful).run(events))
                 .isInstanceOf(AssertionError.class).hasMessageContaining("history entry");
     }
 
     @Test
     void maxDepthBoundsTheExploration() {
-        MachineMatrix<State, Event> matrix = MachineChecker.of(Jobs.JOB).maxDepth(1).check().assertPromises();
+        MachineMatrix<State, Event> matrix = MachineChecker.of(KitMachines.JOB).maxDepth(1).check().assertPromises();
 
         assertThat(matrix.reachable()).containsExactlyInAnyOrder(State.QUEUED, State.RUNNING, State.CANCELED);
         assertThat(matrix.result(State.DONE, Event.FINISH, TriggerSource.SYSTEM)).isNull();

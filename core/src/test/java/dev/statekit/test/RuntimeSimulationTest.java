@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.test.Jobs.Event;
-import dev.statekit.test.Jobs.State;
+import dev.statekit.test.KitMachines.Event;
+import dev.statekit.test.KitMachines.State;
 import java.time.Duration;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -19,7 +19,7 @@ class RuntimeSimulationTest {
 
     @Test
     void aCrashedRuntimesLeaseExpiresAndAnotherRuntimeFinishesTheTask() {
-        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(Jobs.JOB, ctx -> WorkResult.success()).runtimes(2).build();
+        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(KitMachines.JOB, ctx -> WorkResult.success()).runtimes(2).build();
         long id = sim.enqueue();
         while (sim.task(id).lease() == null) {
             assertThat(sim.runOne(0)).as("a runnable waits").isTrue();
@@ -41,7 +41,7 @@ class RuntimeSimulationTest {
 
     @Test
     void tasksThatFailForGoodRestInAStateOnlyAPersonLeaves() {
-        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(Jobs.JOB, Jobs.FLAKY).concurrency(2).build();
+        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(KitMachines.JOB, KitMachines.FLAKY).concurrency(2).build();
         for (int i = 0; i < 6; i++) sim.enqueue();
         sim.settle();
 
@@ -51,7 +51,7 @@ class RuntimeSimulationTest {
 
     @Test
     void settleFailsWhenATaskNeverComesToRest() {
-        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(Jobs.JOB, ctx -> WorkResult.snooze(Duration.ofSeconds(5)))
+        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(KitMachines.JOB, ctx -> WorkResult.snooze(Duration.ofSeconds(5)))
                 .settleSteps(200).build();
         sim.enqueue();
 
@@ -60,7 +60,7 @@ class RuntimeSimulationTest {
 
     @Test
     void theRestingStatesCanBeNamed() {
-        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(Jobs.JOB, Jobs.FLAKY).restingStates(State.DONE).settleSteps(500).build();
+        RuntimeSimulation<State, Event> sim = RuntimeSimulation.of(KitMachines.JOB, KitMachines.FLAKY).restingStates(State.DONE).settleSteps(500).build();
         for (int i = 0; i < 5; i++) sim.enqueue();         // task 5 fails for good: FAILED is not named
 
         assertThatThrownBy(sim::settle).isInstanceOf(AssertionError.class).hasMessageContaining("FAILED");
@@ -68,7 +68,7 @@ class RuntimeSimulationTest {
 
     @Provide
     Arbitrary<ActionChain<RuntimeSimulation<State, Event>>> chains() {
-        return RuntimeSimulation.of(Jobs.JOB, Jobs.FLAKY).runtimes(2).workers(2).concurrency(2).chains(40);
+        return RuntimeSimulation.of(KitMachines.JOB, KitMachines.FLAKY).runtimes(2).workers(2).concurrency(2).chains(40);
     }
 
     @Property(tries = 60)

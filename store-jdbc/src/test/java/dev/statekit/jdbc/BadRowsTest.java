@@ -21,6 +21,7 @@ import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -78,22 +79,22 @@ class BadRowsTest {
     void aTaskInAStateItsMachineForgotIsSchemaDriftAndOthersRunOn(Dialect dialect) throws Exception {
         try (Opened db = Opened.open(dialect)) {
             TransitionEngine engine = TransitionEngine.builder().store(db.store()).build();
-            long first = engine.create(Jobs.MACHINE, TaskSpec.defaults()).task().id();
-            long drifted = engine.create(Jobs.MACHINE, TaskSpec.defaults()).task().id();
-            long third = engine.create(Jobs.MACHINE, TaskSpec.defaults()).task().id();
+            long first = engine.create(Jobs.SIMPLE, TaskSpec.defaults()).task().id();
+            long drifted = engine.create(Jobs.SIMPLE, TaskSpec.defaults()).task().id();
+            long third = engine.create(Jobs.SIMPLE, TaskSpec.defaults()).task().id();
             db.update("update {p}tasks set state = ? where id = ?", "ARCHIVED_BY_AN_OLDER_VERSION", drifted);
 
-            assertThatThrownBy(() -> engine.find(Jobs.MACHINE, drifted)).isInstanceOfSatisfying(StatekitException.class, e -> {
+            assertThatThrownBy(() -> engine.find(Jobs.SIMPLE, drifted)).isInstanceOfSatisfying(StatekitException.class, e -> {
                 assertThat(e.code()).isEqualTo(ErrorCode.SCHEMA_DRIFT);
                 assertThat(e.taskId()).isEqualTo(drifted);
                 assertThat(e.getMessage()).contains("task " + drifted).contains("ARCHIVED_BY_AN_OLDER_VERSION");
             });
-            ClaimRequest request = new ClaimRequest(Jobs.MACHINE.name(), Jobs.MACHINE.name(),
+            ClaimRequest request = new ClaimRequest(Jobs.SIMPLE.name(), Jobs.SIMPLE.name(),
                     List.of(new ClaimRule("QUEUED", "START", "RUNNING")), "w", T0, Duration.ofMinutes(1), 10, 0);
             assertThat(JdbcStoreTestSupport.ids(tasksOf(db.store().claim(request)))).containsExactly(first, third);
             for (long id : new long[] {first, third}) {
-                assertThat(engine.fire(Jobs.MACHINE, id, Jobs.Event.COMPLETE)).isInstanceOf(Outcome.Applied.class);
-                assertThat(engine.find(Jobs.MACHINE, id)).hasValueSatisfying(t -> assertThat(t.state()).isEqualTo(Jobs.State.DONE));
+                assertThat(engine.fire(Jobs.SIMPLE, id, Jobs.Event.COMPLETE)).isInstanceOf(Outcome.Applied.class);
+                assertThat(engine.find(Jobs.SIMPLE, id)).hasValueSatisfying(t -> assertThat(t.state()).isEqualTo(Jobs.State.DONE));
             }
         }
     }

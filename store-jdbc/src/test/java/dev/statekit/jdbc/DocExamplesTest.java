@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.test.fixtures.Jobs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,8 +26,8 @@ class DocExamplesTest {
                     .createSchemaIfMissing(true)                     // opt-in; default false
                     .build();                                        // detects PostgreSQL or H2, logs it once
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
-            long id = engine.create(Jobs.MACHINE, TaskSpec.defaults()).task().id();
-            assertThat(engine.find(Jobs.MACHINE, id)).isPresent();
+            long id = engine.create(Jobs.SIMPLE, TaskSpec.defaults()).task().id();
+            assertThat(engine.find(Jobs.SIMPLE, id)).isPresent();
             assertThat(store.dialect()).isEqualTo(Dialect.H2);
 
             JdbcStore pinned = JdbcStore.builder(dataSource).dialect(Dialect.POSTGRESQL).build();

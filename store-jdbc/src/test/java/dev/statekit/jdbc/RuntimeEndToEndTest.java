@@ -11,6 +11,7 @@ import dev.statekit.core.spi.Worker;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,12 +56,12 @@ class RuntimeEndToEndTest {
             List<Long> ids = new ArrayList<>();
             for (int i = 0; i < TASKS; i++) {
                 TransitionEngine engine = i % 2 == 0 ? engineA : engineB;
-                ids.add(engine.create(Jobs.MACHINE, TaskSpec.defaults().queue(QUEUE)).task().id());
+                ids.add(engine.create(Jobs.SIMPLE, TaskSpec.defaults().queue(QUEUE)).task().id());
             }
             TaskRuntime a = TaskRuntime.builder(engineA).owner("a").workers(4).pollInterval(Duration.ofMillis(50))
-                    .register(Jobs.MACHINE, QUEUE, worker, one).build();
+                    .register(Jobs.SIMPLE, QUEUE, worker, one).build();
             TaskRuntime b = TaskRuntime.builder(engineB).owner("b").workers(4).pollInterval(Duration.ofMillis(50))
-                    .register(Jobs.MACHINE, QUEUE, worker, one).build();
+                    .register(Jobs.SIMPLE, QUEUE, worker, one).build();
             try {
                 a.start();
                 b.start();

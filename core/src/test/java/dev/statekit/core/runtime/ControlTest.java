@@ -14,6 +14,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.test.fixtures.Jobs;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

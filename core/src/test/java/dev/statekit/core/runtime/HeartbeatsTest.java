@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.Lease;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,6 +9,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

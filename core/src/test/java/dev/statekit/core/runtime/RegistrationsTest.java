@@ -9,6 +9,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

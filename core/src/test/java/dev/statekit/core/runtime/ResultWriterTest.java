@@ -13,6 +13,7 @@ import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

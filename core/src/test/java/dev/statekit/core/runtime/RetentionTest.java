@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

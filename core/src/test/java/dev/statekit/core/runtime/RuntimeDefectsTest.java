@@ -15,6 +15,7 @@ import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

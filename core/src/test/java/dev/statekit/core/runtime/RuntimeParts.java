@@ -11,6 +11,7 @@ import dev.statekit.core.spi.Worker;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

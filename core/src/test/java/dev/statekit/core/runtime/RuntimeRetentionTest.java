@@ -9,6 +9,8 @@ import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Chunks;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -151,7 +153,7 @@ class RuntimeRetentionTest {
         assertThat(engine.findArchived(GroupsTest.JOB, job)).isPresent();
         for (long chunk : chunks) {
             assertThat(engine.find(GroupsTest.CHUNK, chunk)).isEmpty();
-            assertThat(engine.findArchived(GroupsTest.CHUNK, chunk).orElseThrow().state()).isEqualTo(GroupsTest.ChunkState.DONE);
+            assertThat(engine.findArchived(GroupsTest.CHUNK, chunk).orElseThrow().state()).isEqualTo(Chunks.State.DONE);
             assertThat(spy.base.findArchived(chunk).orElseThrow().rootId()).isEqualTo(job);
             assertThat(engine.history(GroupsTest.CHUNK, chunk)).extracting(HistoryStep::eventName).containsExactly("START", "COMPLETE");
         }

@@ -6,8 +6,8 @@ import dev.statekit.core.internal.Adjust;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.statekit.core.Jobs.Event;
-import dev.statekit.core.Jobs.State;
+import dev.statekit.test.fixtures.Jobs.Event;
+import dev.statekit.test.fixtures.Jobs.State;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.Lease;

@@ -10,6 +10,7 @@ import dev.statekit.core.spi.Worker;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Lease;
+import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -15,6 +15,7 @@ import dev.statekit.jdbc.TestPool;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
+import dev.statekit.test.fixtures.Jobs;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -81,14 +82,14 @@ class DatabaseOutageTest {
         Counting errors = new Counting();
         TransitionEngine engine = TransitionEngine.builder().store(errors.around(store)).build();
         Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-        Worker<Chores.State> worker = ctx -> {
+        Worker<Jobs.State> worker = ctx -> {
             runs.computeIfAbsent(ctx.task().id(), id -> new AtomicInteger()).incrementAndGet();
             Node.burn(WORK);
             return WorkResult.success();
         };
         TaskRuntime runtime = TaskRuntime.builder(engine).owner("outage").workers(4).batchSize(4)
                 .leaseDuration(LEASE).heartbeat(HEARTBEAT).pollInterval(POLL)
-                .register(Chores.MACHINE, QUEUE, worker, QueueOptions.defaults().concurrency(0)).build();
+                .register(Jobs.SIMPLE, QUEUE, worker, QueueOptions.defaults().concurrency(0)).build();
         long started = System.nanoTime();
         long deadline = started + DEADLINE.toNanos();
         long doneAtCut;
@@ -158,7 +159,7 @@ class DatabaseOutageTest {
             for (int t = 0; t < threads; t++) {
                 int first = t;
                 futures.add(pool.submit(() -> {
-                    for (int i = first; i < TASKS; i += threads) engine.create(Chores.MACHINE, TaskSpec.defaults().queue(QUEUE));
+                    for (int i = first; i < TASKS; i += threads) engine.create(Jobs.SIMPLE, TaskSpec.defaults().queue(QUEUE));
                     return null;
                 }));
             }

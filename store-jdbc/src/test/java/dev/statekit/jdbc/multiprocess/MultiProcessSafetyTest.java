@@ -10,6 +10,7 @@ import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.test.fixtures.Jobs;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -203,7 +204,7 @@ class MultiProcessSafetyTest {
                         // Every fifth task goes to the reserve (none of the limited queue's, at multiples of 100).
                         String queue = i % every == 0 && i / every < LIMITED_TASKS ? Node.LIMITED
                                 : i % 5 == 4 ? RESERVE : BULK.get(i % BULK.size());
-                        engine.create(Chores.MACHINE, TaskSpec.defaults().queue(queue));
+                        engine.create(Jobs.SIMPLE, TaskSpec.defaults().queue(queue));
                     }
                     return null;
                 }));

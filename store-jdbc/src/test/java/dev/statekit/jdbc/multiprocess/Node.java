@@ -8,6 +8,7 @@ import dev.statekit.core.spi.Worker;
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;
+import dev.statekit.test.fixtures.Jobs;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -71,10 +72,10 @@ public final class Node {
                     .leaseDuration(Duration.ofMillis(Long.parseLong(a.get("lease"))))
                     .heartbeat(Duration.ofMillis(Long.parseLong(a.get("heartbeat"))))
                     .pollInterval(Duration.ofMillis(Long.parseLong(a.get("poll"))));
-            b.register(Chores.MACHINE, LIMITED, worker(effectPool, effects, ended, owner, LIMITED, Integer.parseInt(a.get("limitedWork"))),
+            b.register(Jobs.SIMPLE, LIMITED, worker(effectPool, effects, ended, owner, LIMITED, Integer.parseInt(a.get("limitedWork"))),
                     QueueOptions.defaults().concurrency(1));
             for (String queue : a.get("queues").split(",")) {
-                b.register(Chores.MACHINE, queue, worker(effectPool, effects, ended, owner, queue, Integer.parseInt(a.get("bulkWork"))),
+                b.register(Jobs.SIMPLE, queue, worker(effectPool, effects, ended, owner, queue, Integer.parseInt(a.get("bulkWork"))),
                         QueueOptions.defaults().concurrency(0));
             }
             TaskRuntime runtime = b.build();
@@ -95,7 +96,7 @@ public final class Node {
         System.exit(0);
     }
 
-    private static Worker<Chores.State> worker(TestPool pool, String effects, String ended, String owner, String queue, int work) {
+    private static Worker<Jobs.State> worker(TestPool pool, String effects, String ended, String owner, String queue, int work) {
         return ctx -> {
             long id = ctx.task().id();
             long token = ctx.fencingToken();

@@ -12,7 +12,7 @@ import dev.statekit.core.spi.Worker;
 import java.time.Duration;
 
 /** The machines the kit's own tests check. */
-final class Jobs {
+final class KitMachines {
     enum State { QUEUED, RUNNING, RETRYING, DONE, FAILED, CANCELED }
 
     enum Event { START, FINISH, RETRYABLE, FAIL, BACKOFF_OVER, RELEASE, CANCEL, RETRY, APPROVE }
@@ -57,6 +57,6 @@ final class Jobs {
         return WorkResult.success();
     };
 
-    private Jobs() {
+    private KitMachines() {
     }
 }

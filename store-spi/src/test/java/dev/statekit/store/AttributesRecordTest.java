@@ -10,7 +10,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
-class AttributesTest {
+class AttributesRecordTest {
 
     @Test
     void iteratesInKeyOrderWhateverTheInsertionOrder() {

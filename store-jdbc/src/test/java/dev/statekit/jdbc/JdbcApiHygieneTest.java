@@ -17,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** No public signature of {@code dev.statekit.jdbc} mentions a type of its {@code internal} package. */
-class ApiHygieneTest {
+class JdbcApiHygieneTest {
     static final List<Class<?>> API = List.of(JdbcStore.class, JdbcStore.Builder.class, Dialect.class);
 
     @Test
