@@ -6,6 +6,7 @@ import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -75,6 +76,11 @@ final class KernelAccess implements Kernel {
     @Override
     public void announce(String machine, TaskRecord task, HistoryEntry entry) {
         listeners.transitioned(machine, task, entry);
+    }
+
+    @Override
+    public void announceQueue(QueueRecord queue, @Nullable String actor) {
+        listeners.queueChanged(queue, actor);
     }
 
     @Override

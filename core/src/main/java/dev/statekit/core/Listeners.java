@@ -3,6 +3,7 @@ package dev.statekit.core;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -67,6 +68,16 @@ final class Listeners {
                 l.onTransition(machine, task, entry);
             } catch (RuntimeException e) {
                 log.warn("listener {} failed on task {} version {}; the change stands", l, task.id(), task.version(), e);
+            }
+        }
+    }
+
+    void queueChanged(QueueRecord queue, @org.jspecify.annotations.Nullable String actor) {
+        for (TransitionListener l : all) {
+            try {
+                l.onQueueChanged(queue, actor);
+            } catch (RuntimeException e) {
+                log.warn("listener {} failed on the change of queue {}; the change stands", l, queue.name(), e);
             }
         }
     }

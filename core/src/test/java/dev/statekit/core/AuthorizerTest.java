@@ -1,5 +1,6 @@
 package dev.statekit.core;
 
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.runtime.*;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;

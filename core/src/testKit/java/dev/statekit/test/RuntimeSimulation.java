@@ -1,6 +1,7 @@
 package dev.statekit.test;
 
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.TaskOperations;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.runtime.QueueOptions;
@@ -424,14 +425,14 @@ public final class RuntimeSimulation<S extends Enum<S>, E extends Enum<E>> {
         runtime.start();
     }
 
-    /** Pauses the queue (through the first live runtime). */
+    /** Pauses the queue through the operations of the engine (while a runtime lives). */
     public void pause() {
-        if (!live.isEmpty()) live.get(0).runtime().pause(queue);
+        if (!live.isEmpty()) TaskOperations.of(engine()).pause(queue, Command.system());
     }
 
-    /** Resumes the queue (through the first live runtime). */
+    /** Resumes the queue through the operations of the engine, which wakes the live runtimes (while one lives). */
     public void resume() {
-        if (!live.isEmpty()) live.get(0).runtime().resume(queue);
+        if (!live.isEmpty()) TaskOperations.of(engine()).resume(queue, Command.system());
     }
 
     private boolean cancellable() {

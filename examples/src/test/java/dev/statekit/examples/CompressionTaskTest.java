@@ -1,5 +1,6 @@
 package dev.statekit.examples;
 
+import dev.statekit.core.ops.TaskOperations;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.Command;
@@ -147,17 +148,18 @@ class CompressionTaskTest extends MachineContract<State, Event> {
         var history = engine.history(id);
         assertThat(history.get(history.size() - 1).reason()).contains("after 3 retries");
 
-        scheduler.pause(QUEUE);
+        TaskOperations ops = TaskOperations.of(engine);
+        ops.pause(QUEUE, ALICE);
         long waiting = enqueued();
-        assertThat(scheduler.moveToFront(waiting)).isTrue();
+        assertThat(ops.moveToFront(machine(), waiting, ALICE).isApplied()).isTrue();
         assertThat(task(waiting).record().sequence()).isLessThan(task(id).record().sequence());
-        var retried = scheduler.retry(machine(), id, Event.RETRY, true, ALICE).orElseThrow().task();
+        var retried = ops.retry(machine(), id, Event.RETRY, true, ALICE).orElseThrow().task();
         assertThat(retried.state()).isEqualTo(State.QUEUED);
         assertThat(retried.record().retries()).as("a fresh retry budget").isZero();
         assertThat(retried.record().attempts()).as("and fresh attempts").isZero();
         assertThat(retried.record().notBefore()).isNull();
         assertThat(task(id).record().sequence()).as("at the front of its priority").isLessThan(task(waiting).record().sequence());
-        scheduler.resume(QUEUE);
+        ops.resume(QUEUE, ALICE);
         executor.runAll();
         assertThat(task(id).state()).isEqualTo(State.COMPLETED);
         assertThat(started).containsExactly(id, id, id, id, id, waiting);

@@ -7,6 +7,7 @@ import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
 import java.util.Collection;
 import java.util.List;
@@ -73,6 +74,9 @@ public interface Kernel {
 
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry);
+
+    /** Tells listeners of a change of a queue's control record, made by {@code actor} (null: the system). */
+    void announceQueue(QueueRecord queue, @Nullable String actor);
 
     /** Returns whether listeners other than {@code own} are subscribed. */
     boolean hasListenersBesides(TransitionListener own);

@@ -1,6 +1,9 @@
 package dev.statekit.core.runtime;
 
 import dev.statekit.core.*;
+import dev.statekit.core.ops.CancelResult;
+import dev.statekit.core.ops.TaskOperations;
+import dev.statekit.store.QueueRecord;
 
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.ErrorClassifier;
@@ -49,7 +52,7 @@ public final class TaskRuntime implements AutoCloseable {
     // A façade: the work is done by package-private parts with one duty each, sharing one
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
     // touches what), SlotLoop, Settlement, ResultWriter, LeaseRecovery, Waits, Preconditions,
-    // Heartbeats, Timers, Control, Lifecycle, RuntimeEvents (the last minute's counts and the
+    // Heartbeats, Timers, Cancels, Lifecycle, RuntimeEvents (the last minute's counts and the
     // runtime listeners), MetricsReader and RetentionPasses (archive and deletion of finished tasks).
 
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
@@ -71,7 +74,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final GroupResolution groups;
     private final RetentionPasses retention;
-    private final Control control;
+    private final Cancels cancels;
     private final MetricsReader metrics;
     private final List<Cancellable> subscriptions = new ArrayList<>();
     private final Wakeups wakeups = new Wakeups();
@@ -104,7 +107,7 @@ public final class TaskRuntime implements AutoCloseable {
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupResolution(ctx, resolved);
         this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, writer, this::finishStopIfIdle, wakeups);
-        this.control = new Control(ctx, dispatcher::requestDispatch);
+        this.cancels = new Cancels(ctx);
         this.metrics = new MetricsReader(ctx);
         List<Machine<?, ?>> known = new ArrayList<>(resolved);
         for (RetentionPasses.Rule r : b.retained) known.add(r.machine());
@@ -298,82 +301,28 @@ public final class TaskRuntime implements AutoCloseable {
         public void onCreated(String machine, TaskRecord task) {
             onTransition(machine, task, null);
         }
+
+        @Override
+        public void onQueueChanged(QueueRecord queue, @Nullable String actor) {
+            if (!queue.paused()) dispatcher.requestDispatch();      // resumed, or its limit changed: maybe room now
+        }
     }
 
-    // --- control ----------------------------------------------------------------------------
-
-    /** Pauses {@code queue} for every runtime on the store: running tasks finish, nothing new starts. */
-    public void pause(String queue) {
-        control.pause(queue, Control.PAUSED);
-    }
+    // --- cancellation -------------------------------------------------------------------------
 
     /**
-     * Pauses {@code queue} once the tasks running now have finished: nothing new starts from now
-     * on, and the queue reads {@code STOP_AFTER_CURRENT} until resumed.
-     */
-    public void stopAfterCurrent(String queue) {
-        control.pause(queue, Control.STOP_AFTER_CURRENT);
-    }
-
-    /** Resumes {@code queue} and wakes the runtime. */
-    public void resume(String queue) {
-        control.resume(queue);
-    }
-
-    /**
-     * Cancels task {@code taskId} with the machine's cancel event. A task that holds no lease is
-     * cancelled at once (or refused by the table). A running task whose machine allows the
-     * cancel event from its running state is cancelled cooperatively: its worker sees
+     * Cancels task {@code taskId} with the machine's cancel event, as {@link TaskOperations#cancel}
+     * does, and, for a task this runtime runs, at once: its worker sees
      * {@link WorkContext#cancelled()}; when it returns, the cancel event is applied; if it has not
-     * returned after the grace period, the task is cancelled anyway and the worker is fenced
-     * (its result is discarded). A machine that does not allow cancelling a started task refuses.
+     * returned after the grace period, the task is cancelled anyway and the worker is fenced (its
+     * result is discarded). A task another process runs is stopped by that process at its next
+     * heartbeat. A machine that does not allow cancelling a started task refuses. Queue controls,
+     * retries and a task's place in its queue are {@link TaskOperations}'.
      *
      * @throws IllegalArgumentException if the machine declares no cancel event
      */
     public <S extends Enum<S>, E extends Enum<E>> CancelResult<S> cancel(Machine<S, E> machine, long taskId, Command command) {
-        return control.cancel(machine, taskId, command);
-    }
-
-    /**
-     * Retries a failed task by firing {@code retryEvent}; its automatic retry count and its attempts
-     * start again (the last error is kept; the history keeps every attempt). The task goes to the end of its priority, or with {@code front} to
-     * its front, in the same write as the transition.
-     */
-    public <S extends Enum<S>, E extends Enum<E>> Outcome<S> retry(Machine<S, E> machine, long taskId, E retryEvent,
-                                                                   boolean front, Command command) {
-        return control.retry(machine, taskId, retryEvent, front, command);
-    }
-
-    /**
-     * Retries every task of {@code machine} in {@code state} (optionally only children of
-     * {@code parentId}, or only on {@code queue}), in their FIFO order; with {@code front} they go
-     * to the front of their priority in that same order.
-     *
-     * @return the outcomes, one per task found
-     */
-    public <S extends Enum<S>, E extends Enum<E>> List<Outcome<S>> retryAll(Machine<S, E> machine, S state, E retryEvent,
-            @Nullable Long parentId, @Nullable String queue, boolean front, Command command) {
-        return control.retryAll(machine, state, retryEvent, parentId, queue, front, command);
-    }
-
-    /** Moves task {@code taskId} to the front of its priority ("start now"). */
-    public boolean moveToFront(long taskId) {
-        return control.moveToFront(taskId);
-    }
-
-    /** Changes the priority of task {@code taskId}, keeping its FIFO position among equals. */
-    public boolean setPriority(long taskId, int priority) {
-        return control.setPriority(taskId, priority);
-    }
-
-    /**
-     * Moves task {@code taskId} directly before task {@code beforeId} within their priority,
-     * renumbering the tasks in between with their own sequence numbers (their order is kept).
-     *
-     * @throws IllegalArgumentException if the tasks differ in machine, queue or priority
-     */
-    public boolean moveBefore(long taskId, long beforeId) {
-        return control.moveBefore(taskId, beforeId);
+        return cancels.cancel(machine, taskId, command);
     }
 
     /** Builds a {@link TaskRuntime}. Not thread-safe. */

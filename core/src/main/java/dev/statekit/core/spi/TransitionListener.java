@@ -1,7 +1,9 @@
 package dev.statekit.core.spi;
 
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hears of every change the engine applied, after it was written. Called on the thread that
@@ -27,4 +29,13 @@ public interface TransitionListener {
      * @param task    the new task, at version 0
      */
     default void onCreated(String machine, TaskRecord task) {}
+
+    /**
+     * Called once per change of a queue's control record made through this engine's operations
+     * (pause, stop after current, resume, concurrency limit). Does nothing by default.
+     *
+     * @param queue the queue's record after the change
+     * @param actor who changed it, or null for the system
+     */
+    default void onQueueChanged(QueueRecord queue, @Nullable String actor) {}
 }

@@ -1,7 +1,9 @@
 package dev.statekit.core.bench;
 
+import dev.statekit.core.ops.TaskOperations;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 
+import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.runtime.TaskRuntime;
@@ -72,7 +74,7 @@ public final class RuntimeBenchmark {
         long t1 = System.nanoTime();
         long c1 = cpuNanos();
         runtime.start();
-        runtime.resume("noop");
+        TaskOperations.of(engine).resume("noop", Command.system());
         if (!done.await(5, TimeUnit.MINUTES)) throw new IllegalStateException("tasks did not finish: " + done.getCount() + " left");
         // the last worker counted down before its result was written: wait for the writes too
         while (runtime.completedCount() < n) Thread.onSpinWait();

@@ -1,5 +1,6 @@
 package dev.statekit.core.runtime;
 
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.*;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
@@ -271,7 +272,7 @@ class AttemptBoundsTest {
         h.run();
         assertThat(store.find(h.id).orElseThrow().attempts()).isEqualTo(2);
         TaskRuntime rt = h.start();
-        assertThat(rt.retry(h.machine, h.id, Event.RETRY_FAILED, false, Command.user("operator")).isApplied()).isTrue();
+        assertThat(TaskOperations.of(engine).retry(h.machine, h.id, Event.RETRY_FAILED, false, Command.user("operator")).isApplied()).isTrue();
         TaskRecord t = store.find(h.id).orElseThrow();
         assertThat(t.state()).isEqualTo("PENDING");
         assertThat(t.attempts()).isZero();

@@ -1,5 +1,6 @@
 package dev.statekit.core.runtime;
 
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.*;
 import dev.statekit.core.internal.Kernel;
 
@@ -138,7 +139,7 @@ class RuntimeDefectsTest {
         rt.start();
         long failed = enqueue(Jobs.MACHINE);
         executor.runAll();
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         long queued = enqueue(Jobs.MACHINE);
         engine.subscribe(new TransitionListener() {
             @Override
@@ -146,7 +147,7 @@ class RuntimeDefectsTest {
                 if (entry != null && entry.event().equals("RETRY")) seenAtWrite.add(store.find(task.id()).orElseThrow().sequence());
             }
         });
-        assertThat(rt.retry(Jobs.MACHINE, failed, Jobs.Event.RETRY, true, Command.user("ops")).isApplied()).isTrue();
+        assertThat(TaskOperations.of(engine).retry(Jobs.MACHINE, failed, Jobs.Event.RETRY, true, Command.user("ops")).isApplied()).isTrue();
         long queuedSequence = store.find(queued).orElseThrow().sequence();
         assertThat(seenAtWrite).hasSize(1);
         assertThat(seenAtWrite.get(0)).as("the stored sequence when the retry is announced").isLessThan(queuedSequence);

@@ -1,5 +1,6 @@
 package dev.statekit.core.runtime;
 
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.*;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
@@ -128,7 +129,7 @@ class RuntimeMetricsTest {
         store.create(new NewTask("report", 1, "WAITING", "reports", 0, null, dev.statekit.store.Attributes.EMPTY, null, null, null,
                 t0, List.of()));                        // a machine this runtime does not serve
         TaskRuntime rt = runtime(worker);
-        rt.pause("jobs");
+        TaskOperations.of(engine).pause("jobs", Command.system());
         rt.start();                                     // writes the queue's limit; claims nothing while paused
         executor.runAll();
         clock.advance(Duration.ofSeconds(10));

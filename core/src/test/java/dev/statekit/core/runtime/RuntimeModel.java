@@ -1,5 +1,7 @@
 package dev.statekit.core.runtime;
 
+import dev.statekit.core.ops.CancelResult;
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.*;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
@@ -231,11 +233,11 @@ final class RuntimeModel {
     }
 
     void pause(int which) {
-        if (!live.isEmpty()) runtime(which).pause(QUEUE);
+        if (!live.isEmpty()) TaskOperations.of(engine).pause(QUEUE, Command.system());
     }
 
     void resume(int which) {
-        if (!live.isEmpty()) runtime(which).resume(QUEUE);
+        if (!live.isEmpty()) TaskOperations.of(engine).resume(QUEUE, Command.system());
     }
 
     void cancel(int task, int which) {
@@ -259,7 +261,7 @@ final class RuntimeModel {
     void moveToFront(int task, int which) {
         if (tasks.isEmpty() || live.isEmpty()) return;
         long id = taskAt(task);
-        require(runtime(which).moveToFront(id), "task %s could not be moved to the front", id);
+        require(TaskOperations.of(engine).moveToFront(machine, id, Command.system()).isApplied(), "task %s could not be moved to the front", id);
         TaskRecord moved = store.find(id).orElseThrow();
         for (TaskRecord t : store.all()) {
             require(t.id() == id || t.priority() != moved.priority() || t.sequence() > moved.sequence(),
@@ -279,7 +281,7 @@ final class RuntimeModel {
                 if (executor.hasStuck(l.index())) crash(live.indexOf(l), Replacement.NEW_OWNER);
             }
             if (live.isEmpty()) start(null);
-            live.get(0).runtime().resume(QUEUE);
+            TaskOperations.of(engine).resume(QUEUE, Command.system());
             runAll();
             check();
             for (int second = 0; second < 600 && !settled(); second++) {
@@ -402,6 +404,11 @@ final class RuntimeModel {
             require(e.taskId() == id && e.version() == i + 1, "entry %s of task %s is %s", i, id, e);
             require(e.from().equals(state), "entry %s of task %s leaves %s, but the task was in %s", i, id, e.from(), state);
             require(!e.at().isBefore(at), "entry %s of task %s goes back in time: %s", i, id, e);
+            if (e.event().equals(TaskOperations.MOVE_TO_FRONT)) {      // an operator's new place: the state stays
+                require(e.to().equals(e.from()), "entry %s of task %s moves it to the front and changes its state: %s", i, id, e);
+                at = e.at();
+                continue;
+            }
             State from = State.valueOf(e.from());
             State to = State.valueOf(e.to());
             Event event = Event.valueOf(e.event());
@@ -459,7 +466,8 @@ final class RuntimeModel {
         for (Invocation inv : invocations) {
             if (inv.step().kind() == Kind.HANG) continue;
             List<HistoryEntry> history = store.history(inv.task());
-            int at = (int) inv.version();          // the entry of version + 1
+            int at = (int) inv.version();          // the entry of version + 1, after any move to the front while it ran
+            while (at < history.size() && history.get(at).event().equals(TaskOperations.MOVE_TO_FRONT)) at++;
             require(history.size() > at, "the result of %s was never recorded: %s", inv, history);
             HistoryEntry e = history.get(at);
             Event expected = switch (inv.step().kind()) {

@@ -1,5 +1,7 @@
 package dev.statekit.core.runtime;
 
+import dev.statekit.core.ops.CancelResult;
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.*;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -179,7 +181,7 @@ class TaskRuntimeTest {
     @Test
     void aQueuedTaskIsCancelledAtOnceAndARefusalChangesNothing() {
         TaskRuntime rt = runtime(ctx -> WorkResult.success(), QueueOptions.defaults());
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         rt.start();
         long id = enqueue(0);
         executor.runAll();
@@ -299,14 +301,14 @@ class TaskRuntimeTest {
     void pausedQueueStartsNothingUntilResumed() {
         TaskRuntime rt = runtime(ctx -> WorkResult.success(), QueueOptions.defaults());
         rt.start();
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         long id = enqueue(0);
         executor.runAll();
         clock.advance(Duration.ofSeconds(5));
         executor.runAll();
         assertThat(task(id).state()).isEqualTo(Jobs.State.QUEUED);
         assertThat(store.queue("q").paused()).isTrue();
-        rt.resume("q");
+        TaskOperations.of(engine).resume("q", Command.system());
         executor.runAll();
         assertThat(task(id).state()).isEqualTo(Jobs.State.DONE);
     }
@@ -318,17 +320,17 @@ class TaskRuntimeTest {
             order.add(ctx.task().id());
             return WorkResult.success();
         }, QueueOptions.defaults()).workers(1).build();
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         rt.start();
         long low = enqueue(0);
         long n1 = enqueue(1);
         long n2 = enqueue(1);
         long n3 = enqueue(1);
         long high = enqueue(2);
-        rt.moveToFront(n3);
-        rt.moveBefore(n1, n2);       // no change: n1 is already before n2
-        rt.moveBefore(n2, n3);
-        rt.resume("q");
+        TaskOperations.of(engine).moveToFront(Jobs.MACHINE, n3, Command.system());
+        TaskOperations.of(engine).moveBefore(Jobs.MACHINE, n1, n2, Command.system());       // no change: n1 is already before n2
+        TaskOperations.of(engine).moveBefore(Jobs.MACHINE, n2, n3, Command.system());
+        TaskOperations.of(engine).resume("q", Command.system());
         executor.runAll();
         assertThat(order).containsExactly(high, n2, n3, n1, low);
     }
@@ -340,13 +342,13 @@ class TaskRuntimeTest {
             order.add(ctx.task().id());
             return WorkResult.success();
         }, QueueOptions.defaults().starvationLimit(2)).workers(1).build();
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         rt.start();
         long low = enqueue(0);
         long h1 = enqueue(2);
         long h2 = enqueue(2);
         long h3 = enqueue(2);
-        rt.resume("q");
+        TaskOperations.of(engine).resume("q", Command.system());
         executor.runAll();
         assertThat(order).containsExactly(h1, h2, low, h3);
     }
@@ -420,13 +422,13 @@ class TaskRuntimeTest {
         long f2 = enqueue(0);
         executor.runAll();
         fail[0] = false;
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         long waiting = enqueue(0);
         executor.runAll();
         order.clear();
-        List<Outcome<Jobs.State>> outcomes = rt.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, null, "q", true, Command.user("ana"));
+        List<Outcome<Jobs.State>> outcomes = TaskOperations.of(engine).retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, null, "q", true, Command.user("ana"));
         assertThat(outcomes).allMatch(Outcome::isApplied).hasSize(2);
-        rt.resume("q");
+        TaskOperations.of(engine).resume("q", Command.system());
         executor.runAll();
         assertThat(order).containsExactly(f1, f2, waiting);
         assertThat(task(f1).record().lastError().code()).isEqualTo("BROKEN");      // kept after the later success
@@ -553,11 +555,11 @@ class TaskRuntimeTest {
             order.add(ctx.task().id());
             return WorkResult.success();
         }, QueueOptions.defaults().concurrency(1)).batchSize(4).build();
-        limited.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         limited.start();
         List<Long> ids = new ArrayList<>();
         for (int i = 0; i < 6; i++) ids.add(enqueue(0));
-        limited.resume("q");
+        TaskOperations.of(engine).resume("q", Command.system());
         executor.runAll();
         assertThat(leasedWhileRunning).hasSize(6).containsOnly(1);
         assertThat(order).containsExactlyElementsOf(ids);
@@ -568,12 +570,12 @@ class TaskRuntimeTest {
     void aBatchWritesEachResultOnItsOwn() {
         TaskRuntime rt = builder("r1", Jobs.MACHINE, ctx -> ctx.task().record().priority() == 1
                 ? WorkResult.fatal("BROKEN", "no") : WorkResult.success(), QueueOptions.defaults()).batchSize(8).workers(1).build();
-        rt.pause("q");
+        TaskOperations.of(engine).pause("q", Command.system());
         rt.start();
         long ok = enqueue(0);
         long broken = enqueue(1);
         long ok2 = enqueue(0);
-        rt.resume("q");
+        TaskOperations.of(engine).resume("q", Command.system());
         executor.runAll();
         assertThat(task(ok).state()).isEqualTo(Jobs.State.DONE);
         assertThat(task(ok2).state()).isEqualTo(Jobs.State.DONE);

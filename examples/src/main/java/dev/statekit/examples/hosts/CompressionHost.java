@@ -1,6 +1,7 @@
 package dev.statekit.examples.hosts;
 
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.TaskOperations;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Fire;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Command;
@@ -83,6 +84,7 @@ public final class CompressionHost implements AutoCloseable {
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
+    private final TaskOperations operations;
     private final Machine<State, Event> machine;
     private final Compressor compressor;
 
@@ -118,6 +120,7 @@ public final class CompressionHost implements AutoCloseable {
     public CompressionHost(Store store, Clock clock, @Nullable Executor executor, String owner, Compressor compressor,
                            boolean autoRecover, @Nullable LongSupplier freeBytes, Duration leaseDuration) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.operations = TaskOperations.of(engine);
         this.compressor = Objects.requireNonNull(compressor, "compressor");
         this.machine = CompressionTask.machine(autoRecover);
         QueueOptions options = QueueOptions.defaults().concurrency(1).starvationLimit(STARVATION_LIMIT);
@@ -242,7 +245,7 @@ public final class CompressionHost implements AutoCloseable {
 
     /** The summary worker: adds up the sizes of the batch's files. */
     private WorkResult summarize(WorkContext<CompressionBatch.SummaryState> ctx) {
-        long batch = engine.store().dependencies(ctx.task().id()).get(0);
+        long batch = operations.dependencies(ctx.task().id()).get(0);
         long in = 0;
         long out = 0;
         int files = 0;
@@ -283,32 +286,41 @@ public final class CompressionHost implements AutoCloseable {
 
     /** Pause Queue: the running task finishes, nothing new starts. */
     public void pauseQueue() {
-        runtime.pause(QUEUE);
+        operations.pause(QUEUE, asOperator());
     }
 
     /** Stop After Current: the running task finishes, then the queue stays paused. */
     public void stopAfterCurrent() {
-        runtime.stopAfterCurrent(QUEUE);
+        operations.stopAfterCurrent(QUEUE, asOperator());
     }
 
     /** Resume Queue. */
     public void resumeQueue() {
-        runtime.resume(QUEUE);
+        operations.resume(QUEUE, asOperator());
+    }
+
+    private Command asOperator() {
+        return Command.system().actor(runtime.owner());
+    }
+
+    /** Returns the operator's commands and reads over this host's engine. */
+    public TaskOperations operations() {
+        return operations;
     }
 
     /** Returns the queue's control record. */
     public QueueRecord queue() {
-        return engine.store().queue(QUEUE);
+        return operations.queue(QUEUE);
     }
 
     /** Start Now: moves the task to the front of its priority. */
     public boolean startNow(long id) {
-        return runtime.moveToFront(id);
+        return operations.moveToFront(machine, id, asOperator()).isApplied();
     }
 
     /** Changes the priority of a queued task. */
     public boolean setPriority(long id, int priority) {
-        return runtime.setPriority(id, priority);
+        return operations.setPriority(machine, id, priority, asOperator()).isApplied();
     }
 
     /**
@@ -317,7 +329,7 @@ public final class CompressionHost implements AutoCloseable {
      * @throws IllegalArgumentException if the tasks differ in priority
      */
     public boolean moveBefore(long id, long beforeId) {
-        return runtime.moveBefore(id, beforeId);
+        return operations.moveBefore(machine, id, beforeId, asOperator());
     }
 
     /** Cancels a task: a queued one at once, a running one at its next safe point. */
@@ -332,7 +344,7 @@ public final class CompressionHost implements AutoCloseable {
 
     /** Retries a failed task: it goes to the front of its priority with a fresh retry budget. */
     public Outcome<State> retry(long id, String user) {
-        return runtime.retry(machine, id, Event.RETRY, true, Command.user(user).reason("manual retry"));
+        return operations.retry(machine, id, Event.RETRY, true, Command.user(user).reason("manual retry"));
     }
 
     /** Holds a queued task: it is passed over until {@link #release}. */

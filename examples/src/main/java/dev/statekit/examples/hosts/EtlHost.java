@@ -1,7 +1,8 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.Authorizer;
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.runtime.Retention;
@@ -74,6 +75,7 @@ public final class EtlHost implements AutoCloseable {
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
+    private final TaskOperations operations;
     private final Ocr ocr;
     private final PostProcessor post;
     private final ErrorClassifier classifier;
@@ -109,6 +111,7 @@ public final class EtlHost implements AutoCloseable {
     public EtlHost(Store store, Clock clock, @Nullable Executor executor, String owner, Ocr ocr, PostProcessor post,
                    Settings settings) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).authorizer(settings.authorizer()).build();
+        this.operations = TaskOperations.of(engine);
         this.ocr = Objects.requireNonNull(ocr, "ocr");
         this.post = Objects.requireNonNull(post, "post");
         this.classifier = settings.classifier();
@@ -239,17 +242,17 @@ public final class EtlHost implements AutoCloseable {
      */
     public Outcome<State> retry(long id, @Nullable String fromStage, boolean front, Command command) {
         Command c = fromStage == null ? command : command.set(EtlTask.FROM_STAGE, fromStage);
-        return runtime.retry(EtlTask.MACHINE, id, Event.RETRY, front, c);
+        return operations.retry(EtlTask.MACHINE, id, Event.RETRY, front, c);
     }
 
     /** Pauses the OCR queue: no OCR job starts until {@link #resume()}. */
     public void pause() {
-        runtime.pause(OCR_QUEUE);
+        operations.pause(OCR_QUEUE, Command.system().actor(runtime.owner()));
     }
 
     /** Resumes the OCR queue. */
     public void resume() {
-        runtime.resume(OCR_QUEUE);
+        operations.resume(OCR_QUEUE, Command.system().actor(runtime.owner()));
     }
 
     /**

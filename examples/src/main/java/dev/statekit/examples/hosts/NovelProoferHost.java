@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.BatchOutcome;
 import dev.statekit.core.Command;
 import dev.statekit.core.Created;
@@ -139,6 +140,7 @@ public final class NovelProoferHost implements AutoCloseable {
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
+    private final TaskOperations operations;
     private final Llm llm;
 
     /**
@@ -165,6 +167,7 @@ public final class NovelProoferHost implements AutoCloseable {
     public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm,
                             Duration lease, Consumer<TaskRuntime.Builder> more) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.operations = TaskOperations.of(engine);
         this.llm = Objects.requireNonNull(llm, "llm");
         TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
                 .leaseDuration(lease).pollInterval(Duration.ofSeconds(1)).seed(1)
@@ -362,7 +365,7 @@ public final class NovelProoferHost implements AutoCloseable {
                 NovelProoferJob.MACHINE.name(), Set.of(NovelProoferJob.State.CANCELLED.name()),
                 NovelProoferChunk.MACHINE.name(), chunkStates);
         Instant before = engine.clock().now().plusMillis(1);
-        RetentionResult r = engine.store().deleteFinished(new RetentionRequest(NovelProoferJob.MACHINE.name(), before, finished, max));
+        RetentionResult r = operations.deleteFinished(new RetentionRequest(NovelProoferJob.MACHINE.name(), before, finished, max));
         return r.trees();
     }
 
@@ -423,7 +426,7 @@ public final class NovelProoferHost implements AutoCloseable {
     private @Nullable Outcome<NovelProoferJob.State> replayed(long job, Command command) {
         String key = command.idempotencyKey();
         if (key == null) return null;
-        Optional<HistoryEntry> prior = engine.store().findCommand(job, key);
+        Optional<HistoryEntry> prior = operations.command(job, key);
         Optional<Task<NovelProoferJob.State>> current = engine.find(NovelProoferJob.MACHINE, job);
         if (prior.isEmpty() || current.isEmpty()) return null;
         return new Outcome.Applied<>(current.get(), prior.get(), true);

@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.Command;
 import dev.statekit.core.Created;
 import dev.statekit.core.Outcome;
@@ -183,6 +184,7 @@ public final class ReadDoHost implements AutoCloseable {
 
     private final TransitionEngine engine;
     private final TaskRuntime runtime;
+    private final TaskOperations operations;
     private final Clock clock;
     private final Steps steps;
     private final CardWriter cards;
@@ -214,6 +216,7 @@ public final class ReadDoHost implements AutoCloseable {
      */
     public ReadDoHost(Store store, Clock clock, @Nullable Executor executor, Settings settings, Steps steps, CardWriter cards) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
+        this.operations = TaskOperations.of(engine);
         this.clock = clock;
         this.steps = Objects.requireNonNull(steps, "steps");
         this.cards = Objects.requireNonNull(cards, "cards");
@@ -313,7 +316,7 @@ public final class ReadDoHost implements AutoCloseable {
     public Outcome<State> process(long id, @Nullable String requestId, String user) {
         Command command = Command.user(user).reason("POST /process");
         if (requestId != null) command = command.idempotencyKey(PROCESS_KEY + requestId);
-        return runtime.retry(ReadDoItem.MACHINE, id, Event.PROCESS, false, command);
+        return operations.retry(ReadDoItem.MACHINE, id, Event.PROCESS, false, command);
     }
 
     /** {@code POST /items/:id/archive}. */
@@ -336,7 +339,7 @@ public final class ReadDoHost implements AutoCloseable {
     public Outcome<State> unarchive(long id, boolean regenerate, String user) {
         Command command = Command.user(user).reason("POST /unarchive");
         if (regenerate) command = command.set(ReadDoItem.REGENERATE, "true");
-        return runtime.retry(ReadDoItem.MACHINE, id, Event.UNARCHIVE, false, command);
+        return operations.retry(ReadDoItem.MACHINE, id, Event.UNARCHIVE, false, command);
     }
 
     /**
@@ -351,7 +354,7 @@ public final class ReadDoHost implements AutoCloseable {
      */
     public Export export(long id, String exportKey, String user) {
         Command command = Command.user(user).reason("POST /export").idempotencyKey(EXPORT_KEY + exportKey);
-        Optional<HistoryEntry> prior = engine.store().findCommand(id, EXPORT_KEY + exportKey);
+        Optional<HistoryEntry> prior = operations.command(id, EXPORT_KEY + exportKey);
         if (prior.isPresent()) {
             Outcome<State> replay = engine.fire(ReadDoItem.MACHINE, id, Event.EXPORT_SUCCEEDED, command);
             return new Export(replay, item(id).attribute(exportFileOf(exportKey)), false);    // read from the store, in any process

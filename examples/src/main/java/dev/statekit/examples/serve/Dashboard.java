@@ -1,5 +1,7 @@
 package dev.statekit.examples.serve;
 
+import dev.statekit.core.Command;
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.HistoryStep;
 import dev.statekit.core.Machine;
@@ -128,9 +130,8 @@ final class Dashboard {
     // --- reads ------------------------------------------------------------------------------
 
     private Map<String, Object> overview() {
-        TransitionEngine engine = service.engine();
-        Instant now = engine.clock().now();
-        List<StateCount> counts = engine.store().stateCounts(now);
+        Instant now = service.engine().clock().now();
+        List<StateCount> counts = operations().stateCounts();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("system", system);
         body.put("readOnly", readOnly);
@@ -145,7 +146,7 @@ final class Dashboard {
     }
 
     private Map<String, Object> queue(String name, List<StateCount> counts) {
-        return DashboardViews.queue(service.engine().store().queue(name), counts, machines());
+        return DashboardViews.queue(operations().queue(name), counts, machines());
     }
 
     private Reply tasks(Exchange x) {
@@ -175,12 +176,12 @@ final class Dashboard {
         long after = x.queryLong("after", 0, 0, Long.MAX_VALUE);
         int limit = (int) x.queryLong("limit", 50, 1, MAX_LIMIT);
         Optional<String> q = x.query("q");
-        Store store = service.engine().store();
+        TaskOperations store = operations();
         List<Object> items = new ArrayList<>();
         Long next;
         long scanned = 0;
         if (q.isEmpty()) {
-            Page<TaskRecord> page = store.query(query.after(after).limit(limit));
+            Page<TaskRecord> page = store.tasks(query.after(after).limit(limit));
             for (TaskRecord r : page.items()) items.add(DashboardViews.summary(r));
             next = page.nextAfterId();
             scanned = page.items().size();
@@ -188,7 +189,7 @@ final class Dashboard {
             String needle = q.get().toLowerCase(Locale.ROOT);
             next = after;
             while (next != null && items.size() < limit && scanned < SEARCH_SCAN) {
-                Page<TaskRecord> page = store.query(query.after(next).limit(500));
+                Page<TaskRecord> page = store.tasks(query.after(next).limit(500));
                 next = page.nextAfterId();
                 for (TaskRecord r : page.items()) {
                     scanned++;
@@ -211,11 +212,11 @@ final class Dashboard {
 
     private Map<String, Object> task(long id) {
         TransitionEngine engine = service.engine();
-        Store store = engine.store();
+        TaskOperations operations = operations();
         boolean archived = false;
-        Optional<TaskRecord> found = store.find(id);
+        Optional<TaskRecord> found = operations.task(id);
         if (found.isEmpty()) {
-            found = store.findArchived(id).map(ArchivedTask::task);
+            found = operations.archived(id).map(ArchivedTask::task);
             archived = found.isPresent();
         }
         TaskRecord record = found.orElseThrow(() -> ApiException.notFound("task", id));
@@ -271,21 +272,24 @@ final class Dashboard {
         }
         String actor = x.actor();
         JsonBody body = x.body().requireOnly(action.equals("concurrency") ? Set.of("limit") : Set.of());
-        TaskRuntime runtime = service.runtime();
-        Store store = service.engine().store();
+        TaskOperations operations = operations();
+        Command command = Command.user(actor);
         switch (action) {
-            case "pause" -> runtime.pause(queue);
-            case "resume" -> runtime.resume(queue);
-            case "stop-after-current" -> runtime.stopAfterCurrent(queue);
+            case "pause" -> operations.pause(queue, command);
+            case "resume" -> operations.resume(queue, command);
+            case "stop-after-current" -> operations.stopAfterCurrent(queue, command);
             case "concurrency" -> {
                 long limit = body.integer("limit", 0, 10_000).orElseThrow(() -> ApiException.badField("limit", "is required"));
-                QueueRecord r = store.setConcurrency(queue, (int) limit);
-                if (!r.paused()) runtime.resume(queue);     // wakes the runtime: a raised limit may start tasks now
+                operations.setConcurrency(queue, (int) limit, command);      // heard by the runtime: a raised limit may start tasks now
             }
             default -> throw new IllegalArgumentException(action);
         }
         log.info("dashboard: {} {} queue {}", actor, action, queue);
-        return Reply.ok(queue(queue, store.stateCounts(service.engine().clock().now())));
+        return Reply.ok(queue(queue, operations.stateCounts()));
+    }
+
+    private TaskOperations operations() {
+        return TaskOperations.of(service.engine());
     }
 
     // --- machines ---------------------------------------------------------------------------
@@ -307,7 +311,7 @@ final class Dashboard {
     }
 
     private Machine<?, ?> machineOf(long id) {
-        TaskRecord record = service.engine().store().find(id).orElseThrow(() -> ApiException.notFound("task", id));
+        TaskRecord record = operations().task(id).orElseThrow(() -> ApiException.notFound("task", id));
         Machine<?, ?> machine = machines().get(record.machine());
         if (machine == null) {
             throw new ApiException(404, "NOT_FOUND", "task " + id + " is a task of machine " + Router.truncate(record.machine())

@@ -5,7 +5,7 @@ import static dev.statekit.examples.scenarios.Scripts.last;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Task;
 import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.spi.ManualClock;

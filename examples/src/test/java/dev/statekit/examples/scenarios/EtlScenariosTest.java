@@ -3,7 +3,7 @@ package dev.statekit.examples.scenarios;
 import static dev.statekit.examples.scenarios.Scripts.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.RefusalCode;
 import dev.statekit.core.runtime.Retention;

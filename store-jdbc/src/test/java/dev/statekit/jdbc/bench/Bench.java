@@ -1,5 +1,7 @@
 package dev.statekit.jdbc.bench;
 
+import dev.statekit.core.Command;
+import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.jdbc.TestPool;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 
@@ -93,7 +95,12 @@ final class Bench {
     }
 
     /** A runtime on threads of its own: closing it stops the runtime and waits for every thread to end. */
-    record Runner(TaskRuntime runtime, ExecutorService threads) {
+    record Runner(TaskRuntime runtime, TransitionEngine engine, ExecutorService threads) {
+        /** Resumes {@code queue} through the operations of this runner's engine, which wakes its runtime. */
+        void resume(String queue) {
+            TaskOperations.of(engine).resume(queue, Command.system());
+        }
+
         long completed() {
             return runtime.completedCount();
         }
@@ -113,7 +120,7 @@ final class Bench {
             return t;
         });
         return new Runner(TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
-                .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), threads);
+                .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), engine, threads);
     }
 
     /**
@@ -134,7 +141,7 @@ final class Bench {
         if (serve) b.register(PIECE, PIECES, ctx -> WorkResult.success(), QueueOptions.defaults());
         else b.register(NOOP, "unused", ctx -> WorkResult.success(), QueueOptions.defaults());
         if (resolve) b.resolves(BATCH);
-        return new Runner(b.build(), threads);
+        return new Runner(b.build(), engine, threads);
     }
 
     static void execute(TestPool pool, String sql) throws SQLException {

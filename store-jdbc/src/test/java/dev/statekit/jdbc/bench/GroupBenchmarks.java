@@ -147,7 +147,7 @@ final class GroupBenchmarks {
             long[] writesBefore = writes(db, pool, prefix);
             Cpu before = Cpu.now(pool, null);
             long t0 = System.nanoTime();
-            rt.runtime().resume(Bench.PIECES);
+            rt.resume(Bench.PIECES);
             long childrenDone = 0;
             long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
             while (settled.get() < parents) {

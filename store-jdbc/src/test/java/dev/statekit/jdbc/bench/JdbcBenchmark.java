@@ -341,8 +341,8 @@ public final class JdbcBenchmark {
             first.runtime().start();
             Cpu before = Cpu.now(pool, remote);
             long t0 = System.nanoTime();
-            first.runtime().resume(Bench.QUEUE);
-            if (second != null) second.runtime().resume(Bench.QUEUE);      // wakes it too: it shares no engine with the first
+            first.resume(Bench.QUEUE);
+            if (second != null) second.resume(Bench.QUEUE);      // wakes it too: it shares no engine with the first
             long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
             while (first.completed() + (second != null ? second.completed() : 0) + (remote != null ? remote.completed : 0) < n) {
                 if (System.nanoTime() > deadline) throw new IllegalStateException("tasks did not finish within 10 minutes");

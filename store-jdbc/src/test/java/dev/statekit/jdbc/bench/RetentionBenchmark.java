@@ -1,5 +1,6 @@
 package dev.statekit.jdbc.bench;
 
+import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.runtime.Retention;
 import dev.statekit.core.runtime.TaskRuntime;
@@ -144,13 +145,14 @@ final class RetentionBenchmark {
             t.setDaemon(true);
             return t;
         });
-        TaskRuntime rt = TaskRuntime.builder(Bench.engine(store)).owner("bench-retention").workers(1).executor(threads)
+        TransitionEngine engine = Bench.engine(store);
+        TaskRuntime rt = TaskRuntime.builder(engine).owner("bench-retention").workers(1).executor(threads)
                 .pollInterval(Duration.ofSeconds(1)).register(Bench.NOOP, "unused", ctx -> WorkResult.success(), QueueOptions.defaults())
                 .retain(Bench.NOOP, Retention.archive(Duration.ZERO))
                 .retentionBatch(bench.number("retention-batch"))
                 .retentionInterval(Duration.ofMillis(bench.number("retention-interval")))
                 .build();
-        return new Bench.Runner(rt, threads);
+        return new Bench.Runner(rt, engine, threads);
     }
 
     /** The median of the claim rounds, in tasks per second. */

@@ -1,6 +1,6 @@
 package dev.statekit.examples.hosts.programs;
 
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.Task;
 import dev.statekit.core.spi.Clock;

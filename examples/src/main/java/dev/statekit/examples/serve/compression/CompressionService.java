@@ -1,7 +1,7 @@
 package dev.statekit.examples.serve.compression;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Created;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
@@ -172,7 +172,7 @@ public final class CompressionService implements Service {
     /** Deletes the work area's leftovers: files of attempts that no longer hold their task's lease, plans of ended tasks. */
     private void sweep() {
         try {
-            int deleted = folder.sweep(id -> host.engine().store().find(id), FINISHED);
+            int deleted = folder.sweep(id -> host.operations().task(id), FINISHED);
             if (deleted > 0) log.debug("swept {} leftover files from {}", deleted, folder.work());
         } catch (RuntimeException e) {
             log.warn("sweeping {} failed: {}", folder.work(), e.toString());

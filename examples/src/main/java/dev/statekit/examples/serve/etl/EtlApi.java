@@ -1,7 +1,7 @@
 package dev.statekit.examples.serve.etl;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.statekit.core.runtime.CancelResult;
+import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Command;
 import dev.statekit.core.Created;
 import dev.statekit.core.Outcome;

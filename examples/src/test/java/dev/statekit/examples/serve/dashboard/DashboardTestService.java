@@ -1,5 +1,6 @@
 package dev.statekit.examples.serve.dashboard;
 
+import dev.statekit.core.ops.TaskOperations;
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
 
@@ -231,7 +232,7 @@ final class DashboardTestService implements Service {
     @Override
     public Reply retryFailedChildren(Machine<?, ?> machine, long id, String actor) {
         if (machine != BATCH) return Service.super.retryFailedChildren(machine, id, actor);
-        List<Outcome<ItemState>> outcomes = runtime.retryAll(ITEM, ItemState.FAILED, ItemEvent.RETRY, id, null, false, Command.user(actor));
+        List<Outcome<ItemState>> outcomes = TaskOperations.of(engine).retryAll(ITEM, ItemState.FAILED, ItemEvent.RETRY, id, null, false, Command.user(actor));
         long retried = outcomes.stream().filter(o -> o instanceof Outcome.Applied<?>).count();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("retried", retried);

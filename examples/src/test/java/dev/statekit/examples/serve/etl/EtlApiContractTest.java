@@ -1,5 +1,7 @@
 package dev.statekit.examples.serve.etl;
 
+import dev.statekit.core.Command;
+import dev.statekit.core.ops.TaskOperations;
 import static dev.statekit.examples.serve.etl.EtlTestSupport.TASKS;
 import static dev.statekit.examples.serve.etl.EtlTestSupport.await;
 import static dev.statekit.examples.serve.etl.EtlTestSupport.calls;
@@ -176,7 +178,7 @@ class EtlApiContractTest {
             ApiClient bob = alice.as("bob");
             ApiClient root = alice.as("root");
             ApiClient anonymous = new ApiClient(service.base());
-            service.service().runtime().pause(EtlTask.OCR_QUEUE);          // submissions stay pending (queued)
+            TaskOperations.of(service.service().engine()).pause(EtlTask.OCR_QUEUE, Command.system());          // submissions stay pending (queued)
 
             long mine = submit(alice, "a.txt", "x", null);
             long other = submit(alice, "b.txt", "y", null);
@@ -213,8 +215,8 @@ class EtlApiContractTest {
             assertThat(root.post(task(nobodys) + "/cancel", "").status()).isEqualTo(200);
 
             // a started task is not cancelled: its markdown is written, its post-processing chained
-            service.service().runtime().pause(EtlTask.POSTPROCESS_QUEUE);
-            service.service().runtime().resume(EtlTask.OCR_QUEUE);
+            TaskOperations.of(service.service().engine()).pause(EtlTask.POSTPROCESS_QUEUE, Command.system());
+            TaskOperations.of(service.service().engine()).resume(EtlTask.OCR_QUEUE, Command.system());
             long started = submit(alice, "d.txt", "w", null);
             JsonNode queued = alice.awaitGet(task(started), r -> r.json().path(EtlTask.MARKDOWN_KEY).isTextual(), EtlTestSupport.WITHIN).json();
             assertThat(queued.path("status").asText()).isEqualTo("llm_processing");
@@ -224,7 +226,7 @@ class EtlApiContractTest {
             assertThat(refused.json().path("allowed")).isEmpty();
             assertError(bob.post(task(started) + "/cancel", ""), 403, "FORBIDDEN", null);   // who asks is checked first
             assertError(alice.get(task(started) + "/result"), 409, "RESULT_NOT_READY", null);
-            service.service().runtime().resume(EtlTask.POSTPROCESS_QUEUE);
+            TaskOperations.of(service.service().engine()).resume(EtlTask.POSTPROCESS_QUEUE, Command.system());
             EtlTestSupport.await(alice, started, "completed");
             assertError(alice.post(task(started) + "/cancel", ""), 409, "ILLEGAL_TRANSITION", null);
             assertThat(alice.get(TASKS + "?status=cancelled").json().path("tasks")).hasSize(3);
@@ -295,7 +297,7 @@ class EtlApiContractTest {
             assertThat(again.path("error_code").asText()).isEqualTo("MINERU_FAILED");
 
             // reset_error=false keeps the last error shown while the retried task waits
-            service.service().runtime().pause(EtlTask.OCR_QUEUE);
+            TaskOperations.of(service.service().engine()).pause(EtlTask.OCR_QUEUE, Command.system());
             ApiClient.Response kept = alice.post(task(ocrFailed) + "/retry", "{\"from_stage\":\"mineru\",\"reset_error\":false}");
             assertThat(kept.status()).as(kept.text()).isEqualTo(200);
             assertThat(kept.field("status")).isEqualTo("pending");

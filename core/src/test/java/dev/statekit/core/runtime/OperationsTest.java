@@ -2,6 +2,11 @@ package dev.statekit.core.runtime;
 
 import dev.statekit.core.*;
 import dev.statekit.core.internal.Kernel;
+import dev.statekit.core.ops.CancelResult;
+import dev.statekit.core.ops.TaskOperations;
+import dev.statekit.core.spi.TransitionListener;
+import dev.statekit.store.HistoryEntry;
+import org.jspecify.annotations.Nullable;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
@@ -20,14 +25,34 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The operator's commands: queue control, retries and their placement, reordering, cancellation. */
-class ControlTest {
+/**
+ * The operator's commands ({@link TaskOperations}) next to a runtime: queue control, retries and
+ * their placement, reordering as recorded changes, and cancellation (with the runtime's own part,
+ * {@link Cancels}, for the tasks it runs).
+ */
+class OperationsTest {
     final RuntimeParts parts = new RuntimeParts();
     final Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
     int wakes;
+    final TaskOperations ops = TaskOperations.of(parts.engine);
+    final Command ops_ = Command.user("ops");
 
-    Control control(RuntimeContext ctx) {
-        return new Control(ctx, () -> wakes++);
+    {
+        parts.engine.subscribe(new TransitionListener() {      // what wakes a runtime of this engine
+            @Override
+            public void onTransition(String machine, TaskRecord task, HistoryEntry entry) {
+                wakes++;
+            }
+
+            @Override
+            public void onQueueChanged(QueueRecord queue, @Nullable String actor) {
+                if (!queue.paused()) wakes++;
+            }
+        });
+    }
+
+    Cancels control(RuntimeContext ctx) {
+        return new Cancels(ctx);
     }
 
     long enqueue(int priority) {
@@ -61,14 +86,14 @@ class ControlTest {
 
     @Test
     void pauseAndStopAfterCurrentRecordTheirReasonAndResumeClearsItAndWakesTheRuntime() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         parts.store.setConcurrency("q", 2);
-        control.pause("q", Control.PAUSED);
+        assertThat(ops.pause("q", ops_)).isEqualTo(new QueueRecord("q", true, "PAUSED", 2, 0));
         assertThat(parts.store.queue("q")).isEqualTo(new QueueRecord("q", true, "PAUSED", 2, 0));
-        control.pause("q", Control.STOP_AFTER_CURRENT);
+        ops.stopAfterCurrent("q", ops_);
         assertThat(parts.store.queue("q").pauseReason()).isEqualTo("STOP_AFTER_CURRENT");
         assertThat(wakes).isZero();
-        control.resume("q");
+        ops.resume("q", ops_);
         assertThat(parts.store.queue("q")).isEqualTo(new QueueRecord("q", false, null, 2, 0));
         assertThat(wakes).isEqualTo(1);
     }
@@ -77,11 +102,11 @@ class ControlTest {
 
     @Test
     void aRetryGoesToTheEndOfItsPriorityWithItsCountersResetAndItsErrorKept() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long f = failed(0);
         long q1 = enqueue(0);
         parts.spy.clear();
-        Outcome<Jobs.State> o = control.retry(Jobs.MACHINE, f, Jobs.Event.RETRY, false, Command.user("ops"));
+        Outcome<Jobs.State> o = ops.retry(Jobs.MACHINE, f, Jobs.Event.RETRY, false, Command.user("ops"));
         assertThat(o.isApplied()).isTrue();
         TaskRecord t = parts.task(f);
         assertThat(t.state()).isEqualTo("QUEUED");
@@ -95,33 +120,33 @@ class ControlTest {
 
     @Test
     void aRetryToTheFrontGoesAheadOfItsPriority() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long f = failed(0);
         long q1 = enqueue(0);
         long high = enqueue(1);
-        control.retry(Jobs.MACHINE, f, Jobs.Event.RETRY, true, Command.user("ops"));
+        ops.retry(Jobs.MACHINE, f, Jobs.Event.RETRY, true, Command.user("ops"));
         assertThat(claimOrder()).containsExactly(high, f, q1);
     }
 
     @Test
     void aRefusedRetryWritesNothing() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long queued = enqueue(0);
         TaskRecord before = parts.task(queued);
-        Outcome<Jobs.State> o = control.retry(Jobs.MACHINE, queued, Jobs.Event.RETRY, true, Command.user("ops"));
+        Outcome<Jobs.State> o = ops.retry(Jobs.MACHINE, queued, Jobs.Event.RETRY, true, Command.user("ops"));
         assertThat(((Outcome.Refused<Jobs.State>) o).code()).isEqualTo(RefusalCode.ILLEGAL_TRANSITION);
         assertThat(parts.task(queued)).isEqualTo(before);
     }
 
     @Test
     void retryAllToTheFrontKeepsTheRetriedTasksInTheirOrderAheadOfEachPriority() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long a = failed(0);
         long b = failed(1);
         long c = failed(0);
         long x = enqueue(0);
         long y = enqueue(1);
-        List<Outcome<Jobs.State>> outcomes = control.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, null, null, true,
+        List<Outcome<Jobs.State>> outcomes = ops.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, null, null, true,
                 Command.user("ops"));
         assertThat(outcomes).hasSize(3).allMatch(Outcome::isApplied);
         assertThat(claimOrder()).containsExactly(b, y, a, c, x);
@@ -130,24 +155,24 @@ class ControlTest {
 
     @Test
     void retryAllToTheEndKeepsTheRetriedTasksInTheirOrderBehindEachPriority() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long a = failed(0);
         long b = failed(1);
         long c = failed(0);
         long x = enqueue(0);
         long y = enqueue(1);
-        control.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, null, null, false, Command.user("ops"));
+        ops.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, null, null, false, Command.user("ops"));
         assertThat(claimOrder()).containsExactly(y, b, x, a, c);
     }
 
     @Test
     void retryAllRetriesOnlyTheChildrenAndTheQueueAskedFor() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long parent = enqueue(0);
         long child = failed("q", TaskSpec.defaults().parent(parent));
         long orphan = failed("q", TaskSpec.defaults());
         long childElsewhere = failed("other", TaskSpec.defaults().parent(parent));
-        List<Outcome<Jobs.State>> outcomes = control.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, parent, "q", false,
+        List<Outcome<Jobs.State>> outcomes = ops.retryAll(Jobs.MACHINE, Jobs.State.FAILED, Jobs.Event.RETRY, parent, "q", false,
                 Command.user("ops"));
         assertThat(outcomes).hasSize(1);
         assertThat(parts.task(child).state()).isEqualTo("QUEUED");
@@ -159,62 +184,70 @@ class ControlTest {
 
     @Test
     void moveToFrontPutsATaskAheadOfItsPriorityAndWakesTheRuntime() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long t1 = enqueue(0);
         long t2 = enqueue(0);
         long t3 = enqueue(0);
         long high = enqueue(1);
-        assertThat(control.moveToFront(t3)).isTrue();
+        wakes = 0;
+        assertThat(ops.moveToFront(Jobs.MACHINE, t3, ops_).isApplied()).isTrue();
         assertThat(claimOrder()).containsExactly(high, t3, t1, t2);
         assertThat(parts.task(t3).priority()).isZero();
         assertThat(wakes).isEqualTo(1);
-        assertThat(control.moveToFront(999)).isFalse();
+        assertThat(parts.events(t3)).as("a recorded change").containsExactly(TaskOperations.MOVE_TO_FRONT);
+        assertThat(parts.last(t3).actor()).isEqualTo("ops");
+        assertThat(parts.last(t3).to()).isEqualTo("QUEUED");
+        assertThat(((Outcome.Refused<Jobs.State>) ops.moveToFront(Jobs.MACHINE, 999, ops_)).code()).isEqualTo(RefusalCode.NOT_FOUND);
         assertThat(wakes).isEqualTo(1);
     }
 
     @Test
     void setPriorityKeepsTheTasksPlaceAmongItsNewEquals() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long t1 = enqueue(0);
         long h1 = enqueue(5);
         long t2 = enqueue(0);
         long h2 = enqueue(5);
         long sequence = parts.task(t2).sequence();
-        assertThat(control.setPriority(t2, 5)).isTrue();
+        wakes = 0;
+        assertThat(ops.setPriority(Jobs.MACHINE, t2, 5, ops_).isApplied()).isTrue();
         assertThat(parts.task(t2).sequence()).isEqualTo(sequence);
         assertThat(claimOrder()).containsExactly(h1, t2, h2, t1);
         assertThat(wakes).isEqualTo(1);
-        assertThat(control.setPriority(999, 5)).isFalse();
+        assertThat(parts.events(t2)).containsExactly(TaskOperations.SET_PRIORITY);
+        assertThat(ops.setPriority(Jobs.MACHINE, 999, 5, ops_).isApplied()).isFalse();
     }
 
     @Test
     void moveBeforeRenumbersTheTasksBetweenWithTheirOwnNumbers() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long t1 = enqueue(0);
         long t2 = enqueue(0);
         long t3 = enqueue(0);
         long t4 = enqueue(0);
         List<Long> numbers = new ArrayList<>();
         for (long id : List.of(t1, t2, t3, t4)) numbers.add(parts.task(id).sequence());
-        assertThat(control.moveBefore(t4, t2)).isTrue();
+        assertThat(ops.moveBefore(Jobs.MACHINE, t4, t2, ops_)).isTrue();
         assertThat(claimOrder()).containsExactly(t1, t4, t2, t3);
-        assertThat(control.moveBefore(t1, t3)).isTrue();
+        assertThat(ops.moveBefore(Jobs.MACHINE, t1, t3, ops_)).isTrue();
         assertThat(claimOrder()).containsExactly(t4, t2, t1, t3);
         List<Long> after = new ArrayList<>();
         for (long id : List.of(t4, t2, t1, t3)) after.add(parts.task(id).sequence());
         assertThat(after).as("the same numbers, handed out anew").isEqualTo(numbers);
-        assertThat(parts.events(t1)).as("reordering writes no history").isEmpty();
+        assertThat(parts.events(t1)).as("each move is recorded with its actor").containsExactly(TaskOperations.MOVE_BEFORE);
+        assertThat(parts.last(t1).actor()).isEqualTo("ops");
+        assertThat(parts.events(t3)).as("renumbered by the first move only").containsExactly(TaskOperations.MOVE_BEFORE);
     }
 
     @Test
     void moveBeforeRefusesTasksOfDifferentPrioritiesAndIgnoresTheImpossible() {
-        Control control = control(parts.started("r", r));
+        parts.started("r", r);
         long t1 = enqueue(0);
         long high = enqueue(1);
-        assertThatThrownBy(() -> control.moveBefore(t1, high)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ops.moveBefore(Jobs.MACHINE, t1, high, ops_)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("not in one machine, queue and priority");
-        assertThat(control.moveBefore(t1, t1)).isFalse();
-        assertThat(control.moveBefore(t1, 999)).isFalse();
+        assertThat(ops.moveBefore(Jobs.MACHINE, t1, t1, ops_)).isFalse();
+        assertThat(ops.moveBefore(Jobs.MACHINE, t1, 999, ops_)).isFalse();
         assertThat(claimOrder()).containsExactly(high, t1);
     }
 
@@ -222,7 +255,7 @@ class ControlTest {
 
     @Test
     void aQueuedTaskIsCancelledAtOnceAndATerminalOneIsRefused() {
-        Control control = control(parts.started("r", r));
+        Cancels control = control(parts.started("r", r));
         long id = enqueue(0);
         CancelResult<Jobs.State> first = control.cancel(Jobs.MACHINE, id, Command.user("ana"));
         assertThat(first.status()).isEqualTo(CancelResult.Status.CANCELLED);
@@ -237,7 +270,7 @@ class ControlTest {
 
     @Test
     void aMachineWithoutACancelEventCannotBeCancelled() {
-        Control control = control(parts.started("r", r));
+        Cancels control = control(parts.started("r", r));
         long id = parts.enqueue(RuntimeParts.PLAIN, "q");
         assertThatThrownBy(() -> control.cancel(RuntimeParts.PLAIN, id, Command.user("ana")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("plain");
@@ -247,7 +280,7 @@ class ControlTest {
     @Test
     void aRunningTasksWorkerIsAskedToStopAndItsEndAppliesTheCancellation() {
         RuntimeContext ctx = parts.started("r", r);
-        Control control = control(ctx);
+        Cancels control = control(ctx);
         long id = enqueue(0);
         Run<Jobs.State, Jobs.Event> run = RuntimeParts.claim(ctx, r).get(0);
         List<String> seenByWorker = new ArrayList<>();
@@ -352,7 +385,7 @@ class ControlTest {
     void aRunningTaskIsNotMovedBeforeAnotherAndTheQueueKeepsItsOrder() {
         Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
         RuntimeContext ctx = parts.started("r", r);
-        Control control = new Control(ctx, () -> { });
+
         long running = parts.enqueue(Jobs.MACHINE, "q");
         long t2 = parts.enqueue(Jobs.MACHINE, "q");
         long t3 = parts.enqueue(Jobs.MACHINE, "q");
@@ -360,8 +393,8 @@ class ControlTest {
         long before = parts.task(running).sequence();
         long second = parts.task(t2).sequence();
         long third = parts.task(t3).sequence();
-        assertThat(control.moveBefore(running, t3)).isFalse();
-        assertThat(control.moveBefore(t3, running)).isFalse();
+        assertThat(ops.moveBefore(Jobs.MACHINE, running, t3, ops_)).isFalse();
+        assertThat(ops.moveBefore(Jobs.MACHINE, t3, running, ops_)).isFalse();
         assertThat(parts.task(running).sequence()).as("the running task keeps its place").isEqualTo(before);
         assertThat(parts.task(t2).sequence()).isEqualTo(second);
         assertThat(parts.task(t3).sequence()).isEqualTo(third);

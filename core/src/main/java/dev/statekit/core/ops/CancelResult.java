@@ -1,14 +1,13 @@
-package dev.statekit.core.runtime;
+package dev.statekit.core.ops;
 
-import dev.statekit.core.*;
-
+import dev.statekit.core.Outcome;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The result of {@link TaskRuntime#cancel}: cancelled at once, requested from the worker that
- * runs the task (it stops at its next safe point; past the grace period the runtime cancels it
- * and fences the worker), or refused.
+ * The result of a cancellation ({@link TaskOperations#cancel}, or a runtime's own): cancelled at
+ * once, requested from the worker that runs the task (it stops at its next safe point; past the
+ * grace period the runtime that runs it cancels it and fences the worker), or refused.
  *
  * @param status  what happened
  * @param outcome the engine's outcome when cancelled or refused; null when requested
@@ -20,7 +19,7 @@ public record CancelResult<S extends Enum<S>>(Status status, @Nullable Outcome<S
     public enum Status {
         /** The task was cancelled. */
         CANCELLED,
-        /** The task runs; its worker was asked to stop. */
+        /** The task runs; its cancellation was requested, and its worker is asked to stop. */
         REQUESTED,
         /** The machine refused the cancellation (for example: a started task may not be cancelled). */
         REFUSED

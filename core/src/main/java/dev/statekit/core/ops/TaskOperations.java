@@ -1,0 +1,308 @@
+package dev.statekit.core.ops;
+
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.Task;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.internal.Kernel;
+import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Page;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
+import dev.statekit.store.StateCount;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an operator does and sees, apart from the runtime that runs the work: queue controls
+ * (pause, stop after current, resume, concurrency limit), retries, cancellation requests, a task's
+ * place in its queue (move to the front, priority, move before another), and the reads a dashboard
+ * needs (counts by state, queue records, tasks by id or query, every page of a query, history).
+ *
+ * <p>Every change of a task goes through the engine's one write path: it is a recorded change,
+ * checked against the table where it moves a state, with one history entry naming its event and
+ * the command's actor, and heard by the engine's listeners. A reorder is recorded as
+ * {@link #MOVE_TO_FRONT}, {@link #SET_PRIORITY} or {@link #MOVE_BEFORE} in the task's state. Queue
+ * changes are told to the listeners ({@code TransitionListener#onQueueChanged}), so a runtime of this
+ * engine wakes at once; runtimes of other processes see them at their next poll or store watch.
+ *
+ * <p>Works whether a runtime runs or not, in any process on the store. Thread-safe and immutable.
+ * Build one with {@link #of(TransitionEngine)}.
+ */
+public final class TaskOperations {
+    private static final Logger log = LoggerFactory.getLogger(TaskOperations.class);
+
+    /** The pause reason of a queue paused at once. */
+    public static final String PAUSED = "PAUSED";
+    /** The pause reason of a queue that stops after its current tasks. */
+    public static final String STOP_AFTER_CURRENT = "STOP_AFTER_CURRENT";
+    /** The history event of a move to the front of a task's priority. */
+    public static final String MOVE_TO_FRONT = "MOVE_TO_FRONT";
+    /** The history event of a change of a task's priority. */
+    public static final String SET_PRIORITY = "SET_PRIORITY";
+    /** The history event of a task's move before another, and of the renumbering of those it passes. */
+    public static final String MOVE_BEFORE = "MOVE_BEFORE";
+
+    private final TransitionEngine engine;
+    private final Kernel kernel;
+    private final Store store;
+
+    private TaskOperations(TransitionEngine engine) {
+        this.engine = engine;
+        this.kernel = Kernel.of(engine);
+        this.store = engine.store();
+    }
+
+    /** Returns the operations over {@code engine}, its store, clock, authorizer and listeners. */
+    public static TaskOperations of(TransitionEngine engine) {
+        return new TaskOperations(Objects.requireNonNull(engine, "engine"));
+    }
+
+    /** Returns the engine these operations write through. */
+    public TransitionEngine engine() {
+        return engine;
+    }
+
+    // --- queues -------------------------------------------------------------------------------
+
+    /** Pauses {@code queue} for every runtime on the store: running tasks finish, nothing new starts. */
+    public QueueRecord pause(String queue, Command command) {
+        return changed(store.pauseQueue(queue, PAUSED), command, "paused");
+    }
+
+    /**
+     * Pauses {@code queue} once the tasks running now have finished: nothing new starts from now
+     * on, and the queue reads {@link #STOP_AFTER_CURRENT} until resumed.
+     */
+    public QueueRecord stopAfterCurrent(String queue, Command command) {
+        return changed(store.pauseQueue(queue, STOP_AFTER_CURRENT), command, "paused after its current tasks");
+    }
+
+    /** Resumes {@code queue}. */
+    public QueueRecord resume(String queue, Command command) {
+        return changed(store.resumeQueue(queue), command, "resumed");
+    }
+
+    /**
+     * Sets the concurrency limit of {@code queue} across every process; 0 means no limit.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     */
+    public QueueRecord setConcurrency(String queue, int limit, Command command) {
+        return changed(store.setConcurrency(queue, limit), command, "limited to " + limit + " at once");
+    }
+
+    private QueueRecord changed(QueueRecord record, Command command, String what) {
+        log.info("queue {} {} by {}", record.name(), what, command.actor() != null ? command.actor() : command.source());
+        kernel.announceQueue(record, command.actor());
+        return record;
+    }
+
+    // --- retries and cancellation -------------------------------------------------------------
+
+    /**
+     * Retries a failed task by firing {@code retryEvent}; its automatic retry count and its attempts
+     * start again (the last error is kept; the history keeps every attempt). The task goes to the
+     * end of its priority, or with {@code front} to its front, in the same write as the transition.
+     */
+    public <S extends Enum<S>, E extends Enum<E>> Outcome<S> retry(Machine<S, E> machine, long taskId, E retryEvent, boolean front,
+                                                                   Command command) {
+        long sequence = store.nextSequence(front);
+        return kernel.fire(machine, taskId, retryEvent, command,
+                (cur, next) -> next.retries(0).attempts(0).notBefore(null).sequence(sequence));
+    }
+
+    /**
+     * Retries every task of {@code machine} in {@code state} (optionally only children of
+     * {@code parentId}, or only on {@code queue}), in their FIFO order; with {@code front} they go
+     * to the front of their priority in that same order.
+     *
+     * @return the outcomes, one per task found
+     */
+    public <S extends Enum<S>, E extends Enum<E>> List<Outcome<S>> retryAll(Machine<S, E> machine, S state, E retryEvent,
+            @Nullable Long parentId, @Nullable String queue, boolean front, Command command) {
+        TaskQuery q = TaskQuery.all().machine(machine.name()).states(List.of(state.name()));
+        if (parentId != null) q = q.parent(parentId);
+        if (queue != null) q = q.queue(queue);
+        List<TaskRecord> found = allTasks(q);
+        found.sort(Comparator.comparingInt(TaskRecord::priority).reversed().thenComparingLong(TaskRecord::sequence));
+        long[] sequences = new long[found.size()];
+        if (front) {
+            for (int i = found.size() - 1; i >= 0; i--) sequences[i] = store.nextSequence(true);
+        } else {
+            for (int i = 0; i < found.size(); i++) sequences[i] = store.nextSequence(false);
+        }
+        List<Outcome<S>> outcomes = new ArrayList<>(found.size());
+        for (int i = 0; i < found.size(); i++) {
+            TaskRecord t = found.get(i);
+            long sequence = sequences[i];
+            outcomes.add(kernel.fire(machine, t.id(), retryEvent, command.expectVersion(t.version()),
+                    (cur, next) -> next.retries(0).attempts(0).notBefore(null).sequence(sequence)));
+        }
+        return outcomes;
+    }
+
+    /**
+     * Asks for task {@code taskId} to be cancelled with its machine's cancel event. A task that
+     * holds no lease, or whose running state does not allow the cancel event, is cancelled at once
+     * (or refused by the table). A running task whose machine allows cancelling it gets a
+     * cancellation request kept in the store: the runtime that holds it learns of it at its next
+     * heartbeat and stops its worker, and a recovery of its lease cancels it too.
+     *
+     * @throws IllegalArgumentException if the machine declares no cancel event
+     */
+    public <S extends Enum<S>, E extends Enum<E>> CancelResult<S> cancel(Machine<S, E> machine, long taskId, Command command) {
+        E cancel = machine.cancelEvent();
+        if (cancel == null) throw new IllegalArgumentException("machine " + machine.name() + " declares no cancel event");
+        Task<S> task = engine.find(machine, taskId).orElse(null);
+        if (task == null || task.record().lease() == null || !machine.permits(task.state(), cancel)) {
+            Outcome<S> o = kernel.fire(machine, taskId, cancel, command, null);
+            return new CancelResult<>(o.isApplied() ? CancelResult.Status.CANCELLED : CancelResult.Status.REFUSED, o);
+        }
+        Outcome.Refused<S> forbidden = kernel.forbidden(machine, task.record(), cancel, command);
+        if (forbidden != null) return new CancelResult<>(CancelResult.Status.REFUSED, forbidden);
+        store.requestCancel(taskId);
+        log.info("cancellation of task {} ({}) requested by {}", taskId, machine.name(), command.actor());
+        return new CancelResult<>(CancelResult.Status.REQUESTED, null);
+    }
+
+    // --- places in the queue ------------------------------------------------------------------
+
+    /** Moves task {@code taskId} to the front of its priority ("start now"), recorded as {@link #MOVE_TO_FRONT}. */
+    public <S extends Enum<S>, E extends Enum<E>> Outcome<S> moveToFront(Machine<S, E> machine, long taskId, Command command) {
+        long front = store.nextSequence(true);
+        TaskRecord t = store.find(taskId).orElse(null);
+        int priority = t == null ? 0 : t.priority();
+        return kernel.reorder(machine, taskId, MOVE_TO_FRONT, priority, front, command);
+    }
+
+    /** Changes the priority of task {@code taskId}, keeping its FIFO position among equals; recorded as {@link #SET_PRIORITY}. */
+    public <S extends Enum<S>, E extends Enum<E>> Outcome<S> setPriority(Machine<S, E> machine, long taskId, int priority,
+                                                                         Command command) {
+        TaskRecord t = store.find(taskId).orElse(null);
+        long sequence = t == null ? 0 : t.sequence();
+        return kernel.reorder(machine, taskId, SET_PRIORITY, priority, sequence, command);
+    }
+
+    /**
+     * Moves task {@code taskId} directly before task {@code beforeId} within their priority,
+     * renumbering the tasks in between with their own sequence numbers (their order is kept); each
+     * task whose place changes gets a {@link #MOVE_BEFORE} entry. A running task has no place to move.
+     *
+     * @return whether the task moved
+     * @throws IllegalArgumentException if the tasks differ in machine, queue or priority
+     */
+    public <S extends Enum<S>, E extends Enum<E>> boolean moveBefore(Machine<S, E> machine, long taskId, long beforeId, Command command) {
+        TaskRecord moved = store.find(taskId).orElse(null);
+        TaskRecord before = store.find(beforeId).orElse(null);
+        if (moved == null || before == null || taskId == beforeId) return false;
+        if (moved.lease() != null || before.lease() != null) return false;
+        if (!moved.machine().equals(before.machine()) || !moved.queue().equals(before.queue()) || moved.priority() != before.priority()) {
+            throw new IllegalArgumentException("tasks " + taskId + " and " + beforeId + " are not in one machine, queue and priority");
+        }
+        List<TaskRecord> peers = new ArrayList<>();
+        for (TaskRecord t : allTasks(TaskQuery.all().machine(moved.machine()).queue(moved.queue()))) {
+            if (t.priority() == moved.priority() && t.lease() == null) peers.add(t);
+        }
+        peers.sort(Comparator.comparingLong(TaskRecord::sequence));
+        long lo = Math.min(moved.sequence(), before.sequence());
+        long hi = Math.max(moved.sequence(), before.sequence());
+        List<TaskRecord> span = new ArrayList<>();
+        for (TaskRecord t : peers) if (t.sequence() >= lo && t.sequence() <= hi) span.add(t);
+        List<Long> numbers = new ArrayList<>();
+        for (TaskRecord t : span) numbers.add(t.sequence());
+        span.removeIf(t -> t.id() == taskId);
+        int at = 0;
+        while (at < span.size() && span.get(at).id() != beforeId) at++;
+        span.add(at, moved);
+        for (int i = 0; i < span.size(); i++) {
+            TaskRecord t = span.get(i);
+            if (t.sequence() != numbers.get(i)) {
+                kernel.reorder(machine, t.id(), MOVE_BEFORE, t.priority(), numbers.get(i), command);
+            }
+        }
+        return true;
+    }
+
+    // --- reads ----------------------------------------------------------------------------------
+
+    /** Counts every task of the store by machine, queue and state, as of now ({@link Store#stateCounts}, its cost included). */
+    public List<StateCount> stateCounts() {
+        return store.stateCounts(engine.clock().now());
+    }
+
+    /** Returns the control record of {@code queue}. */
+    public QueueRecord queue(String queue) {
+        return store.queue(queue);
+    }
+
+    /** Returns task {@code id} as stored, of whatever machine, if it is in the store's hot table. */
+    public Optional<TaskRecord> task(long id) {
+        return store.find(id);
+    }
+
+    /** Returns task {@code id} as it was archived, with its history, if it was. */
+    public Optional<ArchivedTask> archived(long id) {
+        return store.findArchived(id);
+    }
+
+    /** Returns one page of the tasks matching {@code query}, of whatever machine. */
+    public Page<TaskRecord> tasks(TaskQuery query) {
+        return store.query(query);
+    }
+
+    /** Returns every task matching {@code query}, reading page after page of the largest size. */
+    public List<TaskRecord> allTasks(TaskQuery query) {
+        TaskQuery q = query.limit(TaskQuery.MAX_LIMIT);
+        List<TaskRecord> found = new ArrayList<>();
+        for (Page<TaskRecord> page = store.query(q); ; page = store.query(q.after(Objects.requireNonNull(page.nextAfterId())))) {
+            found.addAll(page.items());
+            if (!page.hasNext()) return found;
+        }
+    }
+
+    /** Returns every task of {@code machine} matching {@code query}, in the machine's states. */
+    public <S extends Enum<S>, E extends Enum<E>> List<Task<S>> allTasks(Machine<S, E> machine, TaskQuery query) {
+        TaskQuery q = query.machine(machine.name()).limit(TaskQuery.MAX_LIMIT);
+        List<Task<S>> found = new ArrayList<>();
+        for (Page<Task<S>> page = engine.query(machine, q); ; page = engine.query(machine, q.after(Objects.requireNonNull(page.nextAfterId())))) {
+            found.addAll(page.items());
+            if (!page.hasNext()) return found;
+        }
+    }
+
+    /** Returns the history of task {@code id}, oldest first, hot or archived ({@link TransitionEngine#history(long)}). */
+    public List<HistoryEntry> history(long id) {
+        return engine.history(id);
+    }
+
+    /** Returns the ids of the tasks {@code taskId} was created depending on, in the order given. */
+    public List<Long> dependencies(long taskId) {
+        return store.dependencies(taskId);
+    }
+
+    /** Returns the history entry of the change task {@code taskId} made under idempotency key {@code key}, if any. */
+    public Optional<HistoryEntry> command(long taskId, String key) {
+        return store.findCommand(taskId, key);
+    }
+
+    /**
+     * Deletes finished trees of tasks with their history, as {@code request} says ({@link Store#deleteFinished}):
+     * an operator's purge, next to the runtime's retention passes.
+     */
+    public RetentionResult deleteFinished(RetentionRequest request) {
+        return store.deleteFinished(request);
+    }
+}
