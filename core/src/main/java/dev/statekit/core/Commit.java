@@ -10,6 +10,8 @@ import dev.statekit.store.Store;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
 import java.time.Instant;
+import dev.statekit.store.Page;
+import dev.statekit.store.TaskQuery;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -305,5 +307,33 @@ final class Commit {
 
     private static boolean sameName(String a, String b) {
         return a == b || a.equals(b);
+    }
+
+    /**
+     * Moves up to {@code max} tasks of {@code machine} out of states its version no longer has, by
+     * its migrations, as {@link TransitionEngine#migrate} says: pages of up to 100 tasks, each page
+     * written {@link #each} on its own.
+     */
+    <S extends Enum<S>, E extends Enum<E>> int migrate(Machine<S, E> machine, int max) {
+        if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
+        Command command = Command.system().reason("machine " + machine.name() + " v" + machine.version());
+        int moved = 0;
+        for (Map.Entry<String, S> migration : machine.migrations().entrySet()) {
+            Move<S, E> move = new Move.Migrate<>(migration.getValue());
+            long after = 0;
+            while (moved < max) {
+                Page<TaskRecord> page = store.query(TaskQuery.all().machine(machine.name()).states(List.of(migration.getKey()))
+                        .after(after).limit(Math.min(100, max - moved)));
+                List<Commit.Request<S, E>> requests = new ArrayList<>(page.items().size());
+                for (TaskRecord t : page.items()) {
+                    after = t.id();
+                    if (t.lease() == null) requests.add(new Commit.Request<>(machine, t.id(), move, command, null, t, null));
+                }
+                for (Outcome<?> o : requests.isEmpty() ? List.<Outcome<?>>of() : each(requests)) if (o.isApplied()) moved++;
+                if (page.nextAfterId() == null) break;
+            }
+        }
+        if (moved > 0) log.info("machine {} v{}: {} tasks migrated out of removed states", machine.name(), machine.version(), moved);
+        return moved;
     }
 }

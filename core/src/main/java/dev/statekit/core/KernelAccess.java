@@ -94,7 +94,6 @@ final class KernelAccess implements Kernel {
         return groups.resolve(List.copyOf(machines), maxPasses, resolutions);
     }
 
-
     @Override
     public Map<String, Machine<?, ?>> groupMachines(Collection<? extends Machine<?, ?>> owners) {
         return Groups.registry(List.copyOf(owners));

@@ -147,7 +147,7 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
     /**
      * Declares a work stage: like {@link #run}, a run policy (claimable states, result events,
      * retries, recovery), one of several of the machine, served by its own worker
-     * ({@code TaskRuntime.Builder.registerStage}) and, with {@link RunPolicy.Builder#queue}, on its
+     * ({@code TaskRuntimeBuilder.registerStage}) and, with {@link RunPolicy.Builder#queue}, on its
      * own queue. A stage's success event may enter the next stage's claimable state: the chain is
      * rows of the table, written in one write, and each stage's attempts count from zero.
      *

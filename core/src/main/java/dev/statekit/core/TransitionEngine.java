@@ -1,14 +1,10 @@
 package dev.statekit.core;
 
-import dev.statekit.core.internal.Adjust;
 import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.TransitionListener;
-import dev.statekit.store.ApplyResult;
 import dev.statekit.store.ArchivedTask;
-import dev.statekit.store.Change;
-import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
 import java.util.Collection;
@@ -19,17 +15,13 @@ import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
-import dev.statekit.store.TriggerSource;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,12 +48,13 @@ public final class TransitionEngine {
     private final Groups groups;
     private final Awaits awaits;
     private final KernelAccess kernel;
+    private final Records records;
 
     static {
         Kernel.Access.install(engine -> engine.kernel, KernelAccess.FACTS);
     }
 
-    private TransitionEngine(Builder b) {
+    TransitionEngine(TransitionEngineBuilder b) {
         this.store = Objects.requireNonNull(b.store, "store");
         this.clock = b.clock;
         this.listeners = new Listeners(b.listeners);
@@ -69,11 +62,12 @@ public final class TransitionEngine {
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
         this.kernel = new KernelAccess(this, commit, listeners, groups);
+        this.records = new Records(store, clock, listeners);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
-    public static Builder builder() {
-        return new Builder();
+    public static TransitionEngineBuilder builder() {
+        return new TransitionEngineBuilder();
     }
 
     /** Returns the store. */
@@ -110,36 +104,12 @@ public final class TransitionEngine {
      *         {@link ErrorCode#PAYLOAD_TOO_LARGE} when the store refuses the payload
      */
     public <S extends Enum<S>, E extends Enum<E>> Created<S> create(Machine<S, E> machine, TaskSpec spec) {
-        Objects.requireNonNull(machine, "machine");
-        Objects.requireNonNull(spec, "spec");
-        Long parent = spec.parentId();
-        if (parent != null && store.find(parent).isEmpty()) {
-            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "parent task " + parent + " does not exist", parent, null);
-        }
-        if (!spec.dependsOn().isEmpty() && machine.dependencies() == null) {
-            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "machine " + machine.name()
-                    + " declares no dependencies (MachineBuilder.dependencies): a failed dependency would leave the task waiting");
-        }
-        NewTask task = newTask(machine, spec);
-        CreateResult result = store.create(task);
-        TaskRecord record = result.task();
-        if (result.created()) {
-            log.debug("created task {} of {} in {}", record.id(), machine.name(), record.state());
-            listeners.created(machine.name(), record);
-        }
-        return new Created<>(new Task<>(Decider.stateOf(machine, record), record), result.created());
+        return records.create(Objects.requireNonNull(machine, "machine"), Objects.requireNonNull(spec, "spec"));
     }
 
     /** Describes a new task of {@code machine} as {@code spec} says. */
     NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
-        String queue = spec.queue() != null ? spec.queue() : defaultQueue(machine);
-        return new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(), spec.parentId(),
-                spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(), spec.dependsOn());
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> String defaultQueue(Machine<S, E> machine) {
-        String stageQueue = machine.stageQueue(machine.initial());
-        return stageQueue != null ? stageQueue : machine.name();
+        return records.newTask(machine, spec);
     }
 
     // --- groups -----------------------------------------------------------------------------
@@ -222,26 +192,7 @@ public final class TransitionEngine {
      * @throws IllegalArgumentException if {@code max} is not positive
      */
     public <S extends Enum<S>, E extends Enum<E>> int migrate(Machine<S, E> machine, int max) {
-        if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
-        Command command = Command.system().reason("machine " + machine.name() + " v" + machine.version());
-        int moved = 0;
-        for (Map.Entry<String, S> migration : machine.migrations().entrySet()) {
-            Move<S, E> move = new Move.Migrate<>(migration.getValue());
-            long after = 0;
-            while (moved < max) {
-                Page<TaskRecord> page = store.query(TaskQuery.all().machine(machine.name()).states(List.of(migration.getKey()))
-                        .after(after).limit(Math.min(100, max - moved)));
-                List<Commit.Request<S, E>> requests = new ArrayList<>(page.items().size());
-                for (TaskRecord t : page.items()) {
-                    after = t.id();
-                    if (t.lease() == null) requests.add(new Commit.Request<>(machine, t.id(), move, command, null, t, null));
-                }
-                for (Outcome<?> o : requests.isEmpty() ? List.<Outcome<?>>of() : commit.each(requests)) if (o.isApplied()) moved++;
-                if (page.nextAfterId() == null) break;
-            }
-        }
-        if (moved > 0) log.info("machine {} v{}: {} tasks migrated out of removed states", machine.name(), machine.version(), moved);
-        return moved;
+        return commit.migrate(machine, max);
     }
 
     // --- waiting for a state ------------------------------------------------------------------
@@ -253,7 +204,7 @@ public final class TransitionEngine {
      * when there is no such task of {@code machine}. Changes written through this engine complete
      * it as they are written; changes of other processes as the store's watch tells of them
      * (PostgreSQL: LISTEN/NOTIFY); anything else at the next check of the waited tasks, every
-     * {@link Builder#awaitRecheck} on the clock. Cancelling the future ends the wait.
+     * {@link TransitionEngineBuilder#awaitRecheck} on the clock. Cancelling the future ends the wait.
      */
     public <S extends Enum<S>, E extends Enum<E>> CompletableFuture<Task<S>> await(Machine<S, E> machine, long id, Set<S> states,
                                                                                   Duration timeout) {
@@ -295,32 +246,7 @@ public final class TransitionEngine {
      *                                              entry names a state the machine does not know
      */
     public <S extends Enum<S>, E extends Enum<E>> List<HistoryStep<S, E>> history(Machine<S, E> machine, long id) {
-        List<HistoryEntry> entries;
-        Optional<TaskRecord> r = store.find(id);
-        if (r.isPresent()) {
-            if (!r.get().machine().equals(machine.name())) return List.of();
-            entries = store.history(id);
-        } else {
-            Optional<ArchivedTask> a = store.findArchived(id);
-            if (a.isEmpty() || !a.get().task().machine().equals(machine.name())) return List.of();
-            entries = a.get().history();
-        }
-        List<HistoryStep<S, E>> steps = new ArrayList<>(entries.size());
-        for (HistoryEntry e : entries) {
-            steps.add(new HistoryStep<>(e, historyState(machine, id, e.from()), historyState(machine, id, e.to()),
-                    machine.event(e.event())));
-        }
-        return steps;
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> S historyState(Machine<S, E> machine, long id, String name) {
-        S s = machine.state(name);
-        if (s == null) {
-            throw new StatekitException(ErrorCode.SCHEMA_DRIFT, "the history of task " + id
-                    + " names state '" + name + "', which machine " + machine.name() + " v" + machine.version() + " does not know",
-                    id, null);
-        }
-        return s;
+        return records.history(machine, id);
     }
 
     /**
@@ -386,79 +312,5 @@ public final class TransitionEngine {
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry) {
         listeners.transitioned(machine, task, entry);
-    }
-
-    /** Builds a {@link TransitionEngine}. Not thread-safe. */
-    public static final class Builder {
-        private @Nullable Store store;
-        private Clock clock = Clock.system();
-        private final List<TransitionListener> listeners = new ArrayList<>();
-        private int maxConflictRetries = 100;
-        private Duration awaitRecheck = Duration.ofSeconds(1);
-        private Authorizer authorizer = Authorizer.ALLOW_ALL;
-
-        private Builder() {}
-
-        /** Sets the store. Required. */
-        public Builder store(Store value) {
-            this.store = Objects.requireNonNull(value, "store");
-            return this;
-        }
-
-        /** Sets the clock (default {@link Clock#system()}). */
-        public Builder clock(Clock value) {
-            this.clock = Objects.requireNonNull(value, "clock");
-            return this;
-        }
-
-        /** Adds a listener, called after every applied change in the order added. */
-        public Builder listener(TransitionListener value) {
-            listeners.add(Objects.requireNonNull(value, "listener"));
-            return this;
-        }
-
-        /**
-         * Sets how often a command without an expected version is decided again after losing a
-         * compare-and-set to a concurrent change (default 100) before it is refused with
-         * {@link RefusalCode#VERSION_CONFLICT}.
-         *
-         * @throws IllegalArgumentException if negative
-         */
-        public Builder maxConflictRetries(int value) {
-            if (value < 0) throw new IllegalArgumentException("maxConflictRetries must be >= 0, was " + value);
-            this.maxConflictRetries = value;
-            return this;
-        }
-
-        /**
-         * Sets how often the tasks that {@link TransitionEngine#await} waits for are read again
-         * while waits are pending (default 1 second, on the engine's clock): the safety net for
-         * changes neither this engine nor the store's watch tells of.
-         *
-         * @throws IllegalArgumentException if not positive
-         */
-        public Builder awaitRecheck(Duration value) {
-            if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("awaitRecheck must be positive, was " + value);
-            this.awaitRecheck = value;
-            return this;
-        }
-
-        /**
-         * Sets the authorizer asked about every command of a person (default {@link Authorizer#ALLOW_ALL}).
-         */
-        public Builder authorizer(Authorizer value) {
-            this.authorizer = Objects.requireNonNull(value, "authorizer");
-            return this;
-        }
-
-        /**
-         * Builds the engine.
-         *
-         * @throws IllegalStateException if no store was given
-         */
-        public TransitionEngine build() {
-            if (store == null) throw new IllegalStateException("a TransitionEngine needs a store");
-            return new TransitionEngine(this);
-        }
     }
 }

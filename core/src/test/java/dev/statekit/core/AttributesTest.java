@@ -1,6 +1,6 @@
 package dev.statekit.core;
 
-import dev.statekit.core.runtime.*;
+import dev.statekit.core.runtime.TaskRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

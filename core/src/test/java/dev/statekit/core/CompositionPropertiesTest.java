@@ -1,6 +1,5 @@
 package dev.statekit.core;
 
-import dev.statekit.core.runtime.*;
 import java.time.Duration;
 import java.util.List;
 import net.jqwik.api.Arbitraries;

@@ -1,7 +1,6 @@
 package dev.statekit.core;
 
 import dev.statekit.core.runtime.RuntimeParts;
-import dev.statekit.core.runtime.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.Cancellable;

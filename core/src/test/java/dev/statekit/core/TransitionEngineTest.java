@@ -1,6 +1,5 @@
 package dev.statekit.core;
 
-import dev.statekit.core.runtime.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -84,7 +84,6 @@ public interface Kernel {
     /** Runs resolution passes as {@link TransitionEngine#resolveGroups} does, handing {@code resolutions} each group resolved. */
     int resolveGroups(Collection<? extends Machine<?, ?>> machines, int maxPasses, @Nullable BiConsumer<GroupResolved, TaskRecord> resolutions);
 
-
     /** Returns the machines a resolution of groups owned by tasks of {@code owners} may meet: the owners, their children's, their dependencies'. */
     Map<String, Machine<?, ?>> groupMachines(Collection<? extends Machine<?, ?>> owners);
 

@@ -1,6 +1,6 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Task;
 
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRequest;

@@ -1,6 +1,6 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Machine;
 
 import dev.statekit.store.TaskRecord;
 import java.util.List;

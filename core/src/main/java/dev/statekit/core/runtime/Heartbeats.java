@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import dev.statekit.store.RenewResult;
 import java.time.Instant;
 import org.slf4j.Logger;

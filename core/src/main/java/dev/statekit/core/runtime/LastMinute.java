@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 /**
  * What one runtime did for one machine on one queue over the last minute on the engine's clock
  * (the current second and the 59 before it): counts of this process's own work, unlike the state

@@ -1,6 +1,7 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.RunPolicy;
 
 import dev.statekit.store.Lease;
 import dev.statekit.store.TaskRecord;

@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;

@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.StateCount;
 import java.time.Duration;

@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import dev.statekit.core.spi.Precondition;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Page;

@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Map;

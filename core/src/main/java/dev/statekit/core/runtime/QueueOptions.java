@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import dev.statekit.core.spi.Precondition;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

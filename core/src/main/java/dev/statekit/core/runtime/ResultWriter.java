@@ -1,6 +1,12 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.Ending;
+import dev.statekit.core.Fire;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.RefusalCode;
+import dev.statekit.core.RunPolicy;
 import dev.statekit.core.internal.Kernel;
 
 import dev.statekit.core.spi.RuntimeEvent;

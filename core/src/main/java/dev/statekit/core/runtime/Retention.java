@@ -1,6 +1,7 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Machine;
+import dev.statekit.core.TransitionEngine;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -11,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * How long a machine's finished tasks stay in the store's hot table, and what then happens to
  * them: deleted ({@link #delete}) or moved with their history to the archive ({@link #archive}),
  * where they stay readable by id ({@link TransitionEngine#findArchived}) for ever, or until
- * {@link #thenDelete} says. A {@link TaskRuntime} applies it ({@link TaskRuntime.Builder#retain}).
+ * {@link #thenDelete} says. A {@link TaskRuntime} applies it ({@link TaskRuntimeBuilder#retain}).
  *
  * <p>A task is <em>finished</em> in a terminal state of its machine ({@link Machine#terminals()}),
  * and its age is counted from its last change. A task with a parent never leaves on its own: it

@@ -1,6 +1,7 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Children;
+import dev.statekit.core.Machine;
 
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.store.RetentionRequest;

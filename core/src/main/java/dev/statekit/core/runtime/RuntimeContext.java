@@ -1,6 +1,7 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.internal.Kernel;
 
 import dev.statekit.core.spi.Clock;

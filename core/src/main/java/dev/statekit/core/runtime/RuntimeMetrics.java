@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,8 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.RetryPolicy;
+import dev.statekit.core.RunPolicy;
 import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.internal.Adjust;
 

@@ -1,6 +1,6 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Ending;
 
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.WorkResult;

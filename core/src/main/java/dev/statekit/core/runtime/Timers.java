@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
 import java.time.Duration;

@@ -1,7 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
-
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import org.jspecify.annotations.Nullable;

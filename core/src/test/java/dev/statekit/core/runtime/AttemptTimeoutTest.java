@@ -1,6 +1,8 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
+import dev.statekit.core.TransitionEngine;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static org.assertj.core.api.Assertions.assertThat;

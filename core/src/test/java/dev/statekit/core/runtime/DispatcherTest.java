@@ -1,6 +1,6 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.TaskSpec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

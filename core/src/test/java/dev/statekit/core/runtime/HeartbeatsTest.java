@@ -1,6 +1,6 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

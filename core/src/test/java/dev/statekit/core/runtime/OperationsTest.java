@@ -1,6 +1,10 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.RefusalCode;
+import dev.statekit.core.TaskSpec;
 import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.ops.TaskOperations;

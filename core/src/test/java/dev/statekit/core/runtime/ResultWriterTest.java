@@ -1,6 +1,11 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.Ending;
+import dev.statekit.core.Machine;
+import dev.statekit.core.MachineBuilder;
+import dev.statekit.core.Task;
+import dev.statekit.core.Verdict;
 import dev.statekit.core.internal.Kernel;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;

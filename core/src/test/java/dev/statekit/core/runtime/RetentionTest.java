@@ -1,6 +1,8 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.GroupsTest;
+import dev.statekit.core.Machine;
+import dev.statekit.core.TransitionEngine;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,7 +62,7 @@ class RetentionTest {
                 .transition(Loop.B, Flip.FLIP, Loop.A, SYSTEM)
                 .build();
         TransitionEngine engine = TransitionEngine.builder().store(new dev.statekit.store.InMemoryStore()).build();
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).register(Jobs.MACHINE, c -> WorkResult.success());
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).register(Jobs.MACHINE, c -> WorkResult.success());
         assertThatThrownBy(() -> b.retain(endless, Retention.delete(HOUR))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("endless has no terminal state");
         b.retain(Jobs.MACHINE, Retention.archive(HOUR));

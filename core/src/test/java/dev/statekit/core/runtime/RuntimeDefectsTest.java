@@ -1,7 +1,11 @@
 package dev.statekit.core.runtime;
 
 import dev.statekit.core.ops.TaskOperations;
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.internal.Kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;

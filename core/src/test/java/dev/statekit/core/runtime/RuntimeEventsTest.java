@@ -1,6 +1,11 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.GroupsTest;
+import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
@@ -65,7 +70,7 @@ class RuntimeEventsTest {
     final ManualExecutor executor = new ManualExecutor();
     final List<RuntimeEvent> events = new CopyOnWriteArrayList<>();
 
-    TaskRuntime.Builder builder() {
+    TaskRuntimeBuilder builder() {
         return TaskRuntime.builder(engine).owner("r").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofSeconds(1)).cancelGrace(Duration.ofSeconds(30)).seed(1).listener(events::add);
     }

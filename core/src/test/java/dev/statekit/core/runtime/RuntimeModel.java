@@ -2,7 +2,13 @@ package dev.statekit.core.runtime;
 
 import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.ops.TaskOperations;
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.RetryPolicy;
+import dev.statekit.core.RunPolicy;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.Transition;
+import dev.statekit.core.TransitionEngine;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;
@@ -195,7 +201,7 @@ final class RuntimeModel {
         String name = owner != null ? owner : "runtime-" + ++ownerNames;
         int index = runtimesStarted++;
         QueueOptions options = QueueOptions.defaults().concurrency(config.limit()).starvationLimit(config.starvationLimit());
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(name).executor(executor.forRuntime(index))
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(name).executor(executor.forRuntime(index))
                 .workers(config.slots()).leaseDuration(LEASE).pollInterval(POLL).cancelGrace(GRACE).seed(index)
                 .register(machine, QUEUE, (WorkContext<State> ctx) -> work(index, ctx), options);
         if (!config.adaptive()) b.batchSize(1);

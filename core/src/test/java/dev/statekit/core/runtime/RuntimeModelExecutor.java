@@ -1,6 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
 
 import dev.statekit.core.spi.WorkResult;
 import java.util.ArrayList;

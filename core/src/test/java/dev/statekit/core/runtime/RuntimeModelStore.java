@@ -1,6 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
 
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;

@@ -1,6 +1,9 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Machine;
+import dev.statekit.core.StoreSpy;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 

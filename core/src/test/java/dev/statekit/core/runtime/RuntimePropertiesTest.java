@@ -1,6 +1,5 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
 
 /** Runs the properties of {@link RuntimeProperties}. */
 class RuntimePropertiesTest extends RuntimeProperties {}

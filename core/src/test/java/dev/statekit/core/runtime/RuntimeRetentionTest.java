@@ -1,6 +1,13 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.GroupsTest;
+import dev.statekit.core.HistoryStep;
+import dev.statekit.core.Machine;
+import dev.statekit.core.StoreSpy;
+import dev.statekit.core.Task;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +39,7 @@ class RuntimeRetentionTest {
     final StoreSpy spy = new StoreSpy();
     final TransitionEngine engine = TransitionEngine.builder().store(spy.store).clock(clock).build();
 
-    TaskRuntime.Builder builder() {
+    TaskRuntimeBuilder builder() {
         return TaskRuntime.builder(engine).owner("r").executor(executor).workers(2).pollInterval(Duration.ofSeconds(1))
                 .retentionInterval(MINUTE).seed(7)
                 .register(Jobs.MACHINE, "q", ctx -> ctx.task().attributes().get("fail") != null

@@ -1,6 +1,9 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.RetryPolicy;
+import dev.statekit.core.RunPolicy;
+import dev.statekit.core.TestPolicies;
 import dev.statekit.core.internal.Adjust;
 
 import static org.assertj.core.api.Assertions.assertThat;

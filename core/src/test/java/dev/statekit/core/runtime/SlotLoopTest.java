@@ -1,6 +1,7 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.StoreSpy;
+import dev.statekit.core.TaskSpec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

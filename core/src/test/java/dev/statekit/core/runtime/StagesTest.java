@@ -1,6 +1,9 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.*;
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.MachineDefinitionException;
+import dev.statekit.core.TransitionEngine;
 
 import static dev.statekit.store.TriggerSource.SYSTEM;
 import static dev.statekit.store.TriggerSource.USER;

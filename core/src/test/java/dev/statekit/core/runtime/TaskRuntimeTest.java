@@ -2,7 +2,16 @@ package dev.statekit.core.runtime;
 
 import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.ops.TaskOperations;
-import dev.statekit.core.*;
+import dev.statekit.core.Chunk;
+import dev.statekit.core.Command;
+import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
+import dev.statekit.core.Priority;
+import dev.statekit.core.RefusalCode;
+import dev.statekit.core.Task;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.Verdict;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -35,7 +44,7 @@ class TaskRuntimeTest {
     final TransitionEngine engine = TransitionEngine.builder().store(store).clock(clock).build();
     final List<Long> started = new ArrayList<>();
 
-    TaskRuntime.Builder builder(String owner, Machine<Jobs.State, Jobs.Event> machine, Worker<Jobs.State> worker, QueueOptions options) {
+    TaskRuntimeBuilder builder(String owner, Machine<Jobs.State, Jobs.Event> machine, Worker<Jobs.State> worker, QueueOptions options) {
         return TaskRuntime.builder(engine).owner(owner).executor(executor).workers(2)
                 .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).cancelGrace(Duration.ofSeconds(10)).seed(7)
                 .register(machine, "q", worker, options);

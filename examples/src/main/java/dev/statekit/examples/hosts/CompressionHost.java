@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.ops.CancelResult;
 import dev.statekit.core.Fire;
@@ -126,7 +127,7 @@ public final class CompressionHost implements AutoCloseable {
         QueueOptions options = QueueOptions.defaults().concurrency(1).starvationLimit(STARVATION_LIMIT);
         if (freeBytes != null) options = options.precondition(diskSpace(freeBytes));
         // two worker slots, yet one compression at a time: the queue's limit decides, not the slots
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(2)
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(2)
                 .leaseDuration(leaseDuration).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .register(machine, QUEUE, this::work, options)
                 .register(CompressionBatch.SUMMARY, SUMMARY_QUEUE, this::summarize, QueueOptions.defaults())

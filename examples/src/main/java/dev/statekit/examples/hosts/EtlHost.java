@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.Authorizer;
 import dev.statekit.core.ops.CancelResult;
@@ -116,7 +117,7 @@ public final class EtlHost implements AutoCloseable {
         this.post = Objects.requireNonNull(post, "post");
         this.classifier = settings.classifier();
         Retention finished = settings.finished();
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(settings.workers())
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(settings.workers())
                 .leaseDuration(settings.lease()).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .registerStage(EtlTask.MACHINE, EtlTask.OCR_STAGE, this::parse)
                 .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess)

@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.BatchOutcome;
 import dev.statekit.core.Command;
@@ -165,11 +166,11 @@ public final class NovelProoferHost implements AutoCloseable {
      * @param more  configures the runtime's builder further, before it is built
      */
     public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm,
-                            Duration lease, Consumer<TaskRuntime.Builder> more) {
+                            Duration lease, Consumer<TaskRuntimeBuilder> more) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.operations = TaskOperations.of(engine);
         this.llm = Objects.requireNonNull(llm, "llm");
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
                 .leaseDuration(lease).pollInterval(Duration.ofSeconds(1)).seed(1)
                 .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, QueueOptions.defaults())
                 .resolves(NovelProoferJob.MACHINE);

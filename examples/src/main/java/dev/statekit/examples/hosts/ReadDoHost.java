@@ -1,5 +1,6 @@
 package dev.statekit.examples.hosts;
 
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.Command;
 import dev.statekit.core.Created;
@@ -220,7 +221,7 @@ public final class ReadDoHost implements AutoCloseable {
         this.clock = clock;
         this.steps = Objects.requireNonNull(steps, "steps");
         this.cards = Objects.requireNonNull(cards, "cards");
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(settings.owner()).workers(settings.workers())
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(settings.owner()).workers(settings.workers())
                 .leaseDuration(settings.leaseDuration()).pollInterval(settings.pollInterval()).seed(1)
                 .register(ReadDoItem.MACHINE, QUEUE, this::work, QueueOptions.defaults());
         if (executor != null) b.executor(executor);

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * timer per kind of event, machine and queue (the timer only for kinds that measure a duration),
  * and gauges of the last {@link RuntimeMetrics} snapshot handed to {@link #record(RuntimeMetrics)}.
  *
- * <p>Register it with {@code TaskRuntime.Builder.listener(bridge)}; call {@code record(runtime.metrics())}
+ * <p>Register it with {@code TaskRuntimeBuilder.listener(bridge)}; call {@code record(runtime.metrics())}
  * from a scheduler as often as the registry is scraped. Thread-safe.
  */
 public final class MicrometerBridge implements RuntimeListener {

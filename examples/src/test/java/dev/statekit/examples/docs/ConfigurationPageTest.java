@@ -1,5 +1,7 @@
 package dev.statekit.examples.docs;
 
+import dev.statekit.core.TransitionEngineBuilder;
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.Children;
@@ -45,13 +47,13 @@ class ConfigurationPageTest {
     static final Map<Class<?>, String> OPTION_TYPES = new LinkedHashMap<>();
 
     static {
-        BUILDERS.put(TransitionEngine.Builder.class, "TransitionEngine");
+        BUILDERS.put(TransitionEngineBuilder.class, "TransitionEngine");
         BUILDERS.put(MachineBuilder.class, "Machine (");
         BUILDERS.put(MachineBuilder.RowBuilder.class, "Rows");
         BUILDERS.put(Children.Builder.class, "Children");
         BUILDERS.put(Dependencies.Builder.class, "Dependencies");
         BUILDERS.put(RunPolicy.Builder.class, "Run policy");
-        BUILDERS.put(TaskRuntime.Builder.class, "TaskRuntime");
+        BUILDERS.put(TaskRuntimeBuilder.class, "TaskRuntime");
         BUILDERS.put(JdbcStore.Builder.class, "JdbcStore");
         OPTION_TYPES.put(RetryPolicy.class, "RetryPolicy");
         OPTION_TYPES.put(QueueOptions.class, "QueueOptions");
@@ -95,11 +97,11 @@ class ConfigurationPageTest {
     @Test
     void theDefaultsThePageStatesAreTheCodes() throws Exception {
         String page = Markdown.read(PAGE);
-        TransitionEngine.Builder engineBuilder = TransitionEngine.builder();
+        TransitionEngineBuilder engineBuilder = TransitionEngine.builder();
         expect(page, "TransitionEngine", "maxConflictRetries(", field(engineBuilder, "maxConflictRetries"), 100, "100");
         expect(page, "TransitionEngine", "awaitRecheck(", field(engineBuilder, "awaitRecheck"), Duration.ofSeconds(1), "1 s");
 
-        TaskRuntime.Builder runtime = TaskRuntime.builder(TransitionEngine.builder().store(new InMemoryStore()).build());
+        TaskRuntimeBuilder runtime = TaskRuntime.builder(TransitionEngine.builder().store(new InMemoryStore()).build());
         expect(page, "TaskRuntime", "leaseDuration(", field(runtime, "leaseDuration"), Duration.ofSeconds(30), "30 s");
         expect(page, "TaskRuntime", "pollInterval(", field(runtime, "pollInterval"), Duration.ofSeconds(1), "1 s");
         expect(page, "TaskRuntime", "cancelGrace(", field(runtime, "cancelGrace"), Duration.ofSeconds(30), "30 s");

@@ -1,5 +1,6 @@
 package dev.statekit.jdbc.bench;
 
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.Command;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.jdbc.TestPool;
@@ -136,7 +137,7 @@ final class Bench {
             t.setDaemon(true);
             return t;
         });
-        TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
+        TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
                 .executor(threads);
         if (serve) b.register(PIECE, PIECES, ctx -> WorkResult.success(), QueueOptions.defaults());
         else b.register(NOOP, "unused", ctx -> WorkResult.success(), QueueOptions.defaults());

@@ -1,5 +1,6 @@
 package dev.statekit.jdbc.multiprocess;
 
+import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
@@ -66,7 +67,7 @@ public final class Node {
                     + " on conflict do nothing";
             String ended = "update " + prefix + "effects set ended_at = clock_timestamp()"
                     + " where task_id = ? and fencing_token = ? and ended_at is null";
-            TaskRuntime.Builder b = TaskRuntime.builder(engine).owner(owner)
+            TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner)
                     .workers(Integer.parseInt(a.get("workers")))
                     .batchSize(Integer.parseInt(a.get("batch")))
                     .leaseDuration(Duration.ofMillis(Long.parseLong(a.get("lease"))))

@@ -1,0 +1,100 @@
+package dev.statekit.core;
+
+import dev.statekit.core.spi.Clock;
+import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.CreateResult;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's creations and its reads in a machine's terms: a new task's description and its
+ * write, and a task's history in the machine's states and events, from the hot table or the
+ * archive. Immutable; thread-safe.
+ */
+final class Records {
+    private static final Logger log = LoggerFactory.getLogger(TransitionEngine.class);
+
+    private final Store store;
+    private final Clock clock;
+    private final Listeners listeners;
+
+    Records(Store store, Clock clock, Listeners listeners) {
+        this.store = store;
+        this.clock = clock;
+        this.listeners = listeners;
+    }
+
+    /** Creates a task as {@link TransitionEngine#create(Machine, TaskSpec)} says. */
+    <S extends Enum<S>, E extends Enum<E>> Created<S> create(Machine<S, E> machine, TaskSpec spec) {
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(spec, "spec");
+        Long parent = spec.parentId();
+        if (parent != null && store.find(parent).isEmpty()) {
+            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "parent task " + parent + " does not exist", parent, null);
+        }
+        if (!spec.dependsOn().isEmpty() && machine.dependencies() == null) {
+            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "machine " + machine.name()
+                    + " declares no dependencies (MachineBuilder.dependencies): a failed dependency would leave the task waiting");
+        }
+        NewTask task = newTask(machine, spec);
+        CreateResult result = store.create(task);
+        TaskRecord record = result.task();
+        if (result.created()) {
+            log.debug("created task {} of {} in {}", record.id(), machine.name(), record.state());
+            listeners.created(machine.name(), record);
+        }
+        return new Created<>(new Task<>(Decider.stateOf(machine, record), record), result.created());
+    }
+
+    /** Describes a new task of {@code machine} as {@code spec} says. */
+    NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
+        String queue = spec.queue() != null ? spec.queue() : defaultQueue(machine);
+        return new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(), spec.parentId(),
+                spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(), spec.dependsOn());
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> String defaultQueue(Machine<S, E> machine) {
+        String stageQueue = machine.stageQueue(machine.initial());
+        return stageQueue != null ? stageQueue : machine.name();
+    }
+
+    /** Returns the history of task {@code id} of {@code machine} as {@link TransitionEngine#history(Machine, long)} says. */
+    <S extends Enum<S>, E extends Enum<E>> List<HistoryStep<S, E>> history(Machine<S, E> machine, long id) {
+        List<HistoryEntry> entries;
+        Optional<TaskRecord> r = store.find(id);
+        if (r.isPresent()) {
+            if (!r.get().machine().equals(machine.name())) return List.of();
+            entries = store.history(id);
+        } else {
+            Optional<ArchivedTask> a = store.findArchived(id);
+            if (a.isEmpty() || !a.get().task().machine().equals(machine.name())) return List.of();
+            entries = a.get().history();
+        }
+        List<HistoryStep<S, E>> steps = new ArrayList<>(entries.size());
+        for (HistoryEntry e : entries) {
+            steps.add(new HistoryStep<>(e, historyState(machine, id, e.from()), historyState(machine, id, e.to()),
+                    machine.event(e.event())));
+        }
+        return steps;
+    }
+
+    private static <S extends Enum<S>, E extends Enum<E>> S historyState(Machine<S, E> machine, long id, String name) {
+        S s = machine.state(name);
+        if (s == null) {
+            throw new StatekitException(ErrorCode.SCHEMA_DRIFT, "the history of task " + id
+                    + " names state '" + name + "', which machine " + machine.name() + " v" + machine.version() + " does not know",
+                    id, null);
+        }
+        return s;
+    }
+}
