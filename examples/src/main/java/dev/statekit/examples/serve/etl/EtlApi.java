@@ -12,6 +12,7 @@ import dev.statekit.examples.EtlTask.State;
 import dev.statekit.examples.hosts.EtlHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Exchange;
+import dev.statekit.examples.serve.Idempotency;
 import dev.statekit.examples.serve.Fires;
 import dev.statekit.examples.serve.Json;
 import dev.statekit.examples.serve.JsonBody;
@@ -53,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class EtlApi {
     /** The header of a change's idempotency key. */
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String IDEMPOTENCY_KEY = Idempotency.HEADER;
     /** The attribute telling whether the submission gave {@code content} or {@code path}. */
     static final String SOURCE = "source";
     /** The attribute holding the digest of the submission, to tell a replay from a reused key. */
@@ -66,7 +67,6 @@ final class EtlApi {
     static final List<String> STATUSES = List.of("pending", "mineru_parsing", "llm_processing", "completed", "failed", "cancelled");
 
     private static final String BASE = "/api/v1/etl/tasks";
-    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
 
     private final EtlHost host;
     private final EtlFiles files;
@@ -89,7 +89,7 @@ final class EtlApi {
 
     private Reply submit(Exchange x) {
         String actor = x.actor();
-        Optional<String> key = idempotencyKey(x);
+        Optional<String> key = Idempotency.header().key(x);
         JsonBody body = x.body().requireOnly(List.of("file_name", "content", "path", "rule_id"));
         String fileName = body.requireString("file_name", 255);
         Optional<String> content = body.string("content", MAX_CONTENT);
@@ -194,7 +194,7 @@ final class EtlApi {
     private Reply cancel(Exchange x) {
         long id = x.id("task_id");
         String actor = x.actor();
-        Optional<String> key = idempotencyKey(x);
+        Optional<String> key = Idempotency.header().key(x);
         x.body().requireOnly(List.of());
         Command command = Command.user(actor).reason("POST /cancel");
         if (key.isPresent()) command = command.idempotencyKey(key.get());
@@ -212,7 +212,7 @@ final class EtlApi {
     private Reply retry(Exchange x) {
         long id = x.id("task_id");
         String actor = x.actor();
-        Optional<String> key = idempotencyKey(x);
+        Optional<String> key = Idempotency.header().key(x);
         JsonBody body = x.body().requireOnly(List.of("from_stage", "force", "reset_error"));
         String from = body.oneOf("from_stage", new LinkedHashSet<>(List.of("mineru", "postprocess"))).orElse("mineru");
         boolean force = body.bool("force").orElse(false);
@@ -241,15 +241,6 @@ final class EtlApi {
                 .orElseThrow(() -> ApiException.notFound("task", id));
     }
 
-    private static Optional<String> idempotencyKey(Exchange x) {
-        Optional<String> key = x.header(IDEMPOTENCY_KEY);
-        if (key.isEmpty() || key.get().isEmpty()) return Optional.empty();
-        if (!KEY.matcher(key.get()).matches()) {
-            throw new ApiException(400, "INVALID_IDEMPOTENCY_KEY", IDEMPOTENCY_KEY + " must be 1 to 100 letters, digits or . _ : -",
-                    IDEMPOTENCY_KEY, null);
-        }
-        return key;
-    }
 
     /** Returns the seed's status of {@code state}: {@code POSTPROCESS_QUEUED} shows as {@code llm_processing}. */
     static String shown(State state) {

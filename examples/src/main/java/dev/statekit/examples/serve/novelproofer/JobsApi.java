@@ -10,6 +10,7 @@ import dev.statekit.examples.NovelProoferJob;
 import dev.statekit.examples.hosts.NovelProoferHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Exchange;
+import dev.statekit.examples.serve.Idempotency;
 import dev.statekit.examples.serve.Fires;
 import dev.statekit.examples.serve.JsonBody;
 import dev.statekit.examples.serve.Reply;
@@ -56,7 +57,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class JobsApi {
     /** The header carrying a request's idempotency key. */
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String IDEMPOTENCY_KEY = Idempotency.HEADER;
     /** The smallest chunk size. */
     static final int MIN_CHUNK_CHARS = 50;
     /** The largest chunk size. */
@@ -68,7 +69,6 @@ final class JobsApi {
     /** The most jobs a list returns. */
     static final int MAX_LIST = 200;
 
-    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
     private static final Pattern MODEL = Pattern.compile("[A-Za-z0-9._:/-]{1,64}");
     private static final List<String> CREATE_FIELDS = List.of("title", "text", "chunk_chars", "llm_model", "validate", "process");
     private static final List<String> SAMPLE_FIELDS = List.of("title", "chunk_chars", "llm_model", "process");
@@ -126,7 +126,7 @@ final class JobsApi {
 
     private Reply submit(Exchange x, String title, String text, int chunkChars, String model, boolean validate, boolean process) {
         String actor = x.actor();
-        String key = key(x);
+        String key = Idempotency.header().key(x).orElse(null);
         Created<NovelProoferJob.State> created = service.create(title, text, chunkChars, model, validate, process, actor,
                 key == null ? null : "create:" + key);
         Task<NovelProoferJob.State> job = created.task();
@@ -267,19 +267,10 @@ final class JobsApi {
 
     private static Command command(Exchange x, String button) {
         Command c = Command.user(x.actor()).reason("/" + button);
-        String key = key(x);
+        String key = Idempotency.header().key(x).orElse(null);
         return key == null ? c : c.idempotencyKey(button + ":" + key);
     }
 
-    private static @Nullable String key(Exchange x) {
-        Optional<String> key = x.header(IDEMPOTENCY_KEY);
-        if (key.isEmpty() || key.get().isEmpty()) return null;
-        if (!KEY.matcher(key.get()).matches()) {
-            throw new ApiException(400, "INVALID_IDEMPOTENCY_KEY", IDEMPOTENCY_KEY + " must be 1 to 100 letters, digits or . _ : -",
-                    IDEMPOTENCY_KEY, null);
-        }
-        return key.get();
-    }
 
     private Task<NovelProoferJob.State> existing(Exchange x) {
         long id = x.id("id");
