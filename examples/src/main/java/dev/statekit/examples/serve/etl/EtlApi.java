@@ -17,7 +17,6 @@ import dev.statekit.examples.serve.Fires;
 import dev.statekit.examples.serve.Json;
 import dev.statekit.examples.serve.JsonBody;
 import dev.statekit.examples.serve.Reply;
-import dev.statekit.examples.serve.Router;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
 import dev.statekit.store.TaskError;
@@ -32,7 +31,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,7 +64,7 @@ final class EtlApi {
     /** The seed's status values, in order. */
     static final List<String> STATUSES = List.of("pending", "mineru_parsing", "llm_processing", "completed", "failed", "cancelled");
 
-    private static final String BASE = "/api/v1/etl/tasks";
+    static final String BASE = "/api/v1/etl/tasks";
 
     private final EtlHost host;
     private final EtlFiles files;
@@ -76,18 +74,12 @@ final class EtlApi {
         this.files = files;
     }
 
-    /** Adds the routes. */
-    void routes(Router router) {
-        router.post(BASE, this::submit);
-        router.get(BASE, this::list);
-        router.get(BASE + "/{task_id}", x -> Reply.ok(view(task(x.id("task_id")))));
-        router.get(BASE + "/{task_id}/history", this::history);
-        router.get(BASE + "/{task_id}/result", this::result);
-        router.post(BASE + "/{task_id}/cancel", this::cancel);
-        router.post(BASE + "/{task_id}/retry", this::retry);
+    /** {@code GET BASE/{task_id}}: the task. */
+    Reply get(Exchange x) {
+        return Reply.ok(view(task(x.id("task_id"))));
     }
 
-    private Reply submit(Exchange x) {
+    Reply submit(Exchange x) {
         String actor = x.actor();
         Optional<String> key = Idempotency.header().key(x);
         JsonBody body = x.body().requireOnly(List.of("file_name", "content", "path", "rule_id"));
@@ -128,7 +120,7 @@ final class EtlApi {
         return Reply.json(created.created() ? 201 : 200, view);
     }
 
-    private Reply list(Exchange x) {
+    Reply list(Exchange x) {
         Optional<String> status = x.query("status");
         Set<String> states = new LinkedHashSet<>();
         if (status.isPresent()) {
@@ -151,7 +143,7 @@ final class EtlApi {
         return Reply.ok(body);
     }
 
-    private Reply history(Exchange x) {
+    Reply history(Exchange x) {
         long id = x.id("task_id");
         task(id);
         List<Map<String, Object>> steps = new ArrayList<>();
@@ -174,7 +166,7 @@ final class EtlApi {
         return Reply.ok(body);
     }
 
-    private Reply result(Exchange x) throws IOException {
+    Reply result(Exchange x) throws IOException {
         Task<State> task = task(x.id("task_id"));
         String key = task.attribute(EtlHost.RESULT_KEY);
         if (task.state() != State.COMPLETED || key == null) {
@@ -191,7 +183,7 @@ final class EtlApi {
         return Reply.ok(body);
     }
 
-    private Reply cancel(Exchange x) {
+    Reply cancel(Exchange x) {
         long id = x.id("task_id");
         String actor = x.actor();
         Optional<String> key = Idempotency.header().key(x);
@@ -209,7 +201,7 @@ final class EtlApi {
         return Reply.json(202, view(task(id)));     // a running task asked to stop; its table refuses that, so not reached
     }
 
-    private Reply retry(Exchange x) {
+    Reply retry(Exchange x) {
         long id = x.id("task_id");
         String actor = x.actor();
         Optional<String> key = Idempotency.header().key(x);

@@ -92,7 +92,14 @@ public final class EtlService extends SystemService {
 
     @Override
     public void routes(Router router) {
-        new EtlApi(host, files).routes(router);
+        EtlApi api = new EtlApi(host, files);
+        router.post(EtlApi.BASE, api::submit)
+                .get(EtlApi.BASE, api::list)
+                .get(EtlApi.BASE + "/{task_id}", api::get)
+                .get(EtlApi.BASE + "/{task_id}/history", api::history)
+                .get(EtlApi.BASE + "/{task_id}/result", api::result)
+                .post(EtlApi.BASE + "/{task_id}/cancel", api::cancel)
+                .post(EtlApi.BASE + "/{task_id}/retry", api::retry);
     }
 
     private static Set<String> admins(String value) {

@@ -171,7 +171,19 @@ public final class NovelProoferService extends SystemService {
 
     @Override
     public void routes(Router router) {
-        new JobsApi(this).routes(router);
+        JobsApi api = new JobsApi(this);
+        router.post("/jobs", api::create)
+                .post("/jobs/sample", api::sample)
+                .get("/jobs", api::list)
+                .get("/jobs/{id}", api::get)
+                .get("/jobs/{id}/chunks", api::chunks)
+                .get("/jobs/{id}/output", api::output)
+                .post("/jobs/{id}/validate", api::validate)
+                .post("/jobs/{id}/process", api::process)
+                .post("/jobs/{id}/pause", api::pause)
+                .post("/jobs/{id}/retry-failed", api::retryFailed)
+                .post("/jobs/{id}/merge", api::merge)
+                .post("/jobs/{id}/reset", api::reset);
     }
 
     /** Creates the sample job, when asked to and there is no job. */
