@@ -45,18 +45,13 @@ public final class ServeCommand {
 
     private ServeCommand() {}
 
-    /** {@code --port N}. */
     static final Options.Option<Integer> PORT = Options.integer("port", 8080, 0, 65535, "the HTTP port; 0 picks a free one");
-    /** {@code --host H}. */
     static final Options.Option<String> HOST = Options.text("host", "H", "127.0.0.1", "the address to listen on");
-    /** {@code --data DIR}. */
     static final Options.Option<String> DATA = Options.text("data", "DIR", null, "~/.statekit/SYSTEM",
             "the service's folder: its H2 database and its files");
-    /** {@code --table-prefix P}. */
     static final Options.Option<String> TABLE_PREFIX = Options.text("table-prefix", "P", null, "the system's name, e.g. novel_proofer_",
             "the prefix of the store's tables").requiring(v -> v.matches("[a-z][a-z0-9_]{0,29}"),
             "a lower-case letter and up to 29 letters, digits or _");
-    /** {@code --read-only-dashboard}. */
     static final Options.Option<Boolean> READ_ONLY_DASHBOARD = Options.flag("read-only-dashboard", "the dashboard shows but changes nothing");
     /** The options of every system, before each system's own. */
     static final Options COMMON = Options.of(PORT, HOST, DATA).and(Stores.OPTIONS).and(Options.of(TABLE_PREFIX, READ_ONLY_DASHBOARD));

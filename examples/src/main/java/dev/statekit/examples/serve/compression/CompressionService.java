@@ -68,29 +68,21 @@ public final class CompressionService extends SystemService {
     private static final Logger log = LoggerFactory.getLogger(CompressionService.class);
     private static final Set<String> FINISHED = Set.of(State.COMPLETED.name(), State.CANCELED.name());
 
-    /** {@code --input DIR}. */
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
     static final Options.Option<String> INPUT = Options.path("input", "DIR", "input", "the folder of the files to compress");
-    /** {@code --output DIR}. */
     static final Options.Option<String> OUTPUT = Options.path("output", "DIR", "output", "the folder of the .gz files");
-    /** {@code --min-free-bytes N}. */
     static final Options.Option<Long> MIN_FREE_BYTES = Options.number("min-free-bytes", 0, 0, Long.MAX_VALUE,
             "free bytes the output disk keeps beyond a file's size, else the task waits BLOCKED");
-    /** {@code --auto-recover true|false}. */
     static final Options.Option<Boolean> AUTO_RECOVER = Options.bool("auto-recover", true,
             "a compression cut by a crash runs again once at the front, or fails");
-    /** {@code --throttle-bytes-per-second N}. */
     static final Options.Option<Long> THROTTLE = Options.number("throttle-bytes-per-second", 0, 0, 1L << 40,
             "read at most this many bytes a second, 0 for no limit");
-    /** {@code --lease-seconds N}. */
     static final Options.Option<Long> LEASE_SECONDS = Options.number("lease-seconds", 30, 2, 3600,
             "a compression's lease: how soon another process takes over after a crash");
-    /** {@code --stop-grace-seconds N}. */
     static final Options.Option<Long> STOP_GRACE_SECONDS = Options.number("stop-grace-seconds", 10, 0, 3600,
             "on SIGTERM, how long the running compression may take to finish");
-    /** {@code --journal FILE}. */
     static final Options.Option<String> JOURNAL = Options.text("journal", "FILE", null,
             "a file (relative to DATA) each compression appends its start and end to (default none)");
-    /** {@code --crash-after-publish true|false}. */
     static final Options.Option<Boolean> CRASH_AFTER_PUBLISH = Options.bool("crash-after-publish", false,
             "halt right after an output is renamed into place, before it is recorded (crash tests)");
 

@@ -28,24 +28,17 @@ import java.util.regex.Pattern;
 public final class EtlService extends SystemService {
     /** How long {@link #close()} lets running jobs finish before handing them back. */
     static final Duration GRACE = Duration.ofSeconds(10);
-    /** {@code --ocr-failure-rate R}. */
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
     static final Options.Option<Double> OCR_FAILURE_RATE = Options.rate("ocr-failure-rate", 0, "share of simulated MineRU calls that fail");
-    /** {@code --llm-failure-rate R}. */
     static final Options.Option<Double> LLM_FAILURE_RATE = Options.rate("llm-failure-rate", 0, "share of simulated LLM calls that fail");
-    /** {@code --work-millis N}. */
     static final Options.Option<Long> WORK_MILLIS = Options.number("work-millis", 200, 0, 600_000,
             "how long each simulated MineRU or LLM call takes, in ms");
-    /** {@code --admins U,V}. */
     static final Options.Option<String> ADMINS = Options.text("admins", "U,V", "", "none",
             "comma-separated users who may cancel and retry every task");
-    /** {@code --input-dir DIR}. */
     static final Options.Option<String> INPUT_DIR = Options.path("input-dir", "DIR", "inputs", "the folder a submission's path is read from");
-    /** {@code --lease-seconds N}. */
     static final Options.Option<Long> LEASE_SECONDS = Options.number("lease-seconds", 30, 2, 3600,
             "the lease of a running job; a job of a dead process is taken over after it");
-    /** {@code --workers N}. */
     static final Options.Option<Integer> WORKERS = Options.integer("workers", 4, 1, 64, "jobs of both stages run at once by this process");
-    /** {@code --lost-ocr-retries N}. */
     static final Options.Option<Integer> LOST_OCR_RETRIES = Options.integer("lost-ocr-retries", 3, 0, 100,
             "automatic retries of an OCR job lost with its process; 0: none");
 

@@ -87,24 +87,17 @@ public final class NovelProoferService extends SystemService {
 
     private static final Logger log = LoggerFactory.getLogger(NovelProoferService.class);
 
-    /** {@code --llm-failure-rate R}. */
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
     static final Options.Option<Double> LLM_FAILURE_RATE = Options.rate("llm-failure-rate", 0.1,
             "how often an LLM call fails with 429/503 and is retried");
-    /** {@code --llm-fatal-rate R}. */
     static final Options.Option<Double> LLM_FATAL_RATE = Options.rate("llm-fatal-rate", 0, "how often an LLM call fails with 400, its chunk in error");
-    /** {@code --llm-model NAME}. */
     static final Options.Option<String> LLM_MODEL = Options.text("llm-model", "NAME", NovelProoferHost.MODEL, "the model of jobs that name none");
-    /** {@code --chunk-chars N}. */
     static final Options.Option<Integer> CHUNK_CHARS = Options.integer("chunk-chars", 2000, JobsApi.MIN_CHUNK_CHARS, JobsApi.MAX_CHUNK_CHARS,
             "the most characters of a chunk, " + JobsApi.MIN_CHUNK_CHARS + " to " + JobsApi.MAX_CHUNK_CHARS);
-    /** {@code --work-millis N}. */
     static final Options.Option<Integer> WORK_MILLIS = Options.integer("work-millis", 200, 0, 600_000, "how long a simulated LLM call takes, in ms");
-    /** {@code --workers N}. */
     static final Options.Option<Integer> WORKERS = Options.integer("workers", 3, 1, 64, "how many chunks this process proofreads at once, 1 to 64");
-    /** {@code --lease-seconds N}. */
     static final Options.Option<Integer> LEASE_SECONDS = Options.integer("lease-seconds", 30, 2, 3600,
             "how soon the work of a process that died is taken over, 2 to 3600");
-    /** {@code --sample true|false}. */
     static final Options.Option<Boolean> SAMPLE = Options.bool("sample", false, "create a sample job at start when there is none");
 
     /** The factory of {@code examples serve novel-proofer}. */

@@ -54,20 +54,14 @@ import java.util.function.Function;
  * ledgers to {@code DATA/logs/}.
  */
 public final class ReadDoService extends SystemService {
-    /** {@code --extract-failure-rate R}. */
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
     static final Options.Option<Double> EXTRACT_FAILURE_RATE = Options.rate("extract-failure-rate", 0, "how often the simulated extractor fails");
-    /** {@code --ai-failure-rate R}. */
     static final Options.Option<Double> AI_FAILURE_RATE = Options.rate("ai-failure-rate", 0, "how often a call of the simulated AI fails");
-    /** {@code --export-failure-rate R}. */
     static final Options.Option<Double> EXPORT_FAILURE_RATE = Options.rate("export-failure-rate", 0, "how often an export's render or write fails");
-    /** {@code --work-millis N}. */
     static final Options.Option<Integer> WORK_MILLIS = Options.integer("work-millis", 200, 0, 60_000, "how long each simulated call takes, in ms");
-    /** {@code --workers N}. */
     static final Options.Option<Integer> WORKERS = Options.integer("workers", 2, 1, 16, "how many items this process processes at once");
-    /** {@code --lease-seconds N}. */
     static final Options.Option<Integer> LEASE_SECONDS = Options.integer("lease-seconds", 30, 1, 3600,
             "how long a processing lease lasts unless renewed");
-    /** {@code --exports DIR}. */
     static final Options.Option<String> EXPORTS = Options.path("exports", "DIR", "exports", "the folder of the card files, relative to --data");
 
     /** The service's factory, as {@code examples serve} lists it. */
