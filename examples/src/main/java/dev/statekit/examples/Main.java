@@ -12,6 +12,7 @@ import dev.statekit.examples.hosts.programs.CompressionProgram;
 import dev.statekit.examples.hosts.programs.EtlProgram;
 import dev.statekit.examples.hosts.programs.NovelProoferProgram;
 import dev.statekit.examples.hosts.programs.ReadDoProgram;
+import dev.statekit.examples.serve.Options;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.Store;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code examples} command line.
@@ -160,15 +160,16 @@ public final class Main {
     }
 
     private static int host(List<String> options, PrintStream out, PrintStream err, Host host) {
-        StoreChoice choice;
+        Options.Values store;
         try {
-            choice = StoreChoice.parse(options);
+            store = Stores.OPTIONS.parse(options, "; a program takes --jdbc-url URL [--user U] [--password P] or --in-memory");
+            Stores.checkChoice(store);
         } catch (IllegalArgumentException e) {
             return usage(err, e.getMessage());
         }
         Stores.Opened opened;
         try {
-            opened = choice.open();
+            opened = open(store);
         } catch (RuntimeException e) {
             err.println("cannot open the store: " + e.getMessage());
             return 1;
@@ -183,57 +184,12 @@ public final class Main {
         }
     }
 
-    /** The store options of a program. */
-    private record StoreChoice(boolean inMemory, @Nullable String url, @Nullable String user, @Nullable String password) {
-        /**
-         * Returns the choice {@code options} make.
-         *
-         * @throws IllegalArgumentException saying what is wrong with them
-         */
-        static StoreChoice parse(List<String> options) {
-            boolean inMemory = false;
-            String url = null;
-            String user = null;
-            String password = null;
-            for (int i = 0; i < options.size(); i++) {
-                String option = options.get(i);
-                if (option.equals("--in-memory")) {
-                    if (inMemory) throw new IllegalArgumentException("--in-memory is given twice");
-                    inMemory = true;
-                    continue;
-                }
-                if (!List.of("--jdbc-url", "--user", "--password").contains(option)) {
-                    throw new IllegalArgumentException(option.startsWith("--") ? "unknown option " + option
-                            + "; a program takes --jdbc-url URL [--user U] [--password P] or --in-memory"
-                            : "unexpected argument '" + option + "'");
-                }
-                if (i + 1 >= options.size() || options.get(i + 1).startsWith("--")) throw new IllegalArgumentException(option + " needs a value");
-                String value = options.get(++i);
-                switch (option) {
-                    case "--jdbc-url" -> {
-                        if (url != null) throw new IllegalArgumentException("--jdbc-url is given twice");
-                        url = value;
-                    }
-                    case "--user" -> {
-                        if (user != null) throw new IllegalArgumentException("--user is given twice");
-                        user = value;
-                    }
-                    default -> {
-                        if (password != null) throw new IllegalArgumentException("--password is given twice");
-                        password = value;
-                    }
-                }
-            }
-            if (inMemory && url != null) throw new IllegalArgumentException("--in-memory and --jdbc-url are two stores; give one");
-            if (url == null && (user != null || password != null)) throw new IllegalArgumentException("--user and --password go with --jdbc-url");
-            return new StoreChoice(inMemory, url, user, password);
-        }
-
-        Stores.Opened open() {
-            if (inMemory) return Stores.inMemory();
-            String u = url;
-            return u != null ? Stores.jdbc(u, user, password) : Stores.h2(DEMO_H2_DIR);
-        }
+    /** Opens the store {@code options} choose: in memory, at --jdbc-url, or the H2 database in {@link #DEMO_H2_DIR}. */
+    private static Stores.Opened open(Options.Values options) {
+        if (options.get(Stores.IN_MEMORY)) return Stores.inMemory();
+        Optional<String> url = options.find(Stores.JDBC_URL);
+        return url.isPresent() ? Stores.jdbc(url.get(), options.find(Stores.USER).orElse(null), options.find(Stores.PASSWORD).orElse(null))
+                : Stores.h2(DEMO_H2_DIR);
     }
 
     private static int usage(PrintStream err, String problem) {

@@ -1,5 +1,8 @@
 package dev.statekit.examples;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.statekit.examples.serve.Options;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.store.InMemoryStore;
 import dev.statekit.store.Store;
@@ -10,7 +13,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A JDBC store of a run gets tables of its own, under a table prefix no other run uses (created
  * when the store opens, dropped when it closes), so runs never see each other's tasks and task ids
- * start at 1. Connections come from a small pool of {@value #POOL_SIZE}.
+ * start at 1. Connections come from a HikariCP pool of at most {@value #POOL_SIZE}.
  */
 public final class Stores {
     /** The most connections a run's store holds at once. */
@@ -31,7 +33,30 @@ public final class Stores {
     private static final String[] TABLES = {"tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "schema_version"};
     private static final String[] SEQUENCES = {"fifo_seq", "front_seq", "fencing_seq", "check_seq"};
 
+    /** {@code --jdbc-url URL}: the database of the store, PostgreSQL or H2. */
+    public static final Options.Option<String> JDBC_URL = Options.text("jdbc-url", "URL", null, "the database at URL (PostgreSQL or H2)");
+    /** {@code --user U}: the database's user. */
+    public static final Options.Option<String> USER = Options.text("user", "U", null, "the user of --jdbc-url");
+    /** {@code --password P}: the database user's password. */
+    public static final Options.Option<String> PASSWORD = Options.text("password", "P", null, "the password of --jdbc-url");
+    /** {@code --in-memory}: an in-memory store. */
+    public static final Options.Option<Boolean> IN_MEMORY = Options.flag("in-memory", "an in-memory store: nothing survives the process");
+    /** The options choosing a store, shared by {@code examples demo} and {@code examples serve}. */
+    public static final Options OPTIONS = Options.of(JDBC_URL, USER, PASSWORD, IN_MEMORY);
+
     private Stores() {}
+
+    /**
+     * Checks that the store options in {@code values} choose one store.
+     *
+     * @throws IllegalArgumentException saying what is wrong with them
+     */
+    public static void checkChoice(Options.Values values) {
+        if (values.has(IN_MEMORY) && values.has(JDBC_URL)) throw new IllegalArgumentException("--in-memory and --jdbc-url are two stores; give one");
+        if (!values.has(JDBC_URL) && (values.has(USER) || values.has(PASSWORD))) {
+            throw new IllegalArgumentException("--user and --password go with --jdbc-url");
+        }
+    }
 
     /** A store opened for one run; closing it drops the run's tables and closes its connections. */
     public static final class Opened implements AutoCloseable {
@@ -67,7 +92,7 @@ public final class Stores {
     }
 
     /** Drops the tables of {@code store}, a run's store on {@code pool}, then closes the pool. */
-    private static void dropAndClose(JdbcStore store, SmallPool pool, String description) {
+    private static void dropAndClose(JdbcStore store, HikariDataSource pool, String description) {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             String prefix = store.tablePrefix();
             for (String table : TABLES) s.execute("drop table if exists " + prefix + table);
@@ -105,10 +130,8 @@ public final class Stores {
      * @throws dev.statekit.store.StatekitException when the database cannot be reached or the tables cannot be created
      */
     public static Opened jdbc(String url, @Nullable String user, @Nullable String password) {
-        Properties properties = new Properties();
-        if (user != null) properties.setProperty("user", user);
-        if (password != null) properties.setProperty("password", password);
-        SmallPool pool = new SmallPool(url, properties, POOL_SIZE);
+        // a database that cannot be reached fails here, at once
+        HikariDataSource pool = pool(url, user, password, "statekit-run-" + RUNS.get(), POOL_SIZE, 1);
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(freshPrefix()).createSchemaIfMissing(true).build();
             String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
@@ -118,6 +141,25 @@ public final class Stores {
             pool.close();
             throw e;
         }
+    }
+
+    /**
+     * Returns a HikariCP pool of at most {@code size} connections to {@code url}.
+     *
+     * @param initializationFailTimeout HikariCP's: 1 to fail at once when the database cannot be
+     *                                  reached, -1 to start without a connection
+     */
+    private static HikariDataSource pool(String url, @Nullable String user, @Nullable String password, String name, int size,
+                                         long initializationFailTimeout) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        if (user != null) config.setUsername(user);
+        if (password != null) config.setPassword(password);
+        config.setMaximumPoolSize(size);
+        config.setPoolName(name);
+        config.setConnectionTimeout(10_000);
+        config.setInitializationFailTimeout(initializationFailTimeout);
+        return new HikariDataSource(config);
     }
 
     /** Returns a table prefix no other run uses: the time, the process and a counter. */
@@ -138,15 +180,8 @@ public final class Stores {
      * @throws dev.statekit.store.StatekitException when the database cannot be reached or the tables cannot be created
      */
     public static Opened persistent(String url, @Nullable String user, @Nullable String password, String prefix, int poolSize) {
-        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-        config.setJdbcUrl(url);
-        if (user != null) config.setUsername(user);
-        if (password != null) config.setPassword(password);
-        config.setMaximumPoolSize(poolSize);
-        config.setPoolName("statekit-" + prefix);
-        config.setConnectionTimeout(10_000);
-        config.setInitializationFailTimeout(-1);
-        com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
+        // a service starts before its database answers: the store's first use waits for it
+        HikariDataSource pool = pool(url, user, password, "statekit-" + prefix, poolSize, -1);
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
             String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";

@@ -3,6 +3,7 @@ package dev.statekit.examples.serve;
 import dev.statekit.store.StatekitException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -10,14 +11,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.QoSHandler;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -30,10 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What every request goes through, before its route:
  * <ul>
+ *   <li>a body longer than {@link Limits#maxBody} is answered 413 (Jetty's {@link SizeLimitHandler});</li>
  *   <li>at most {@link Limits#activeRequests} requests run at once; the others wait up to
- *       {@link Limits#queueWait} and are then answered 503, so a flood of requests holds at most
- *       that many of the store's connections and never starves the workers;</li>
- *   <li>a body longer than {@link Limits#maxBody} is answered 413;</li>
+ *       {@link Limits#queueWait} and are then answered 503 (Jetty's {@link QoSHandler}), so a flood
+ *       of requests holds at most that many of the store's connections and never starves the
+ *       workers;</li>
  *   <li>a request that changes something (POST, PUT, DELETE, PATCH) must carry its body as
  *       {@code application/json} (415 otherwise), which a form on another site cannot send without
  *       the browser asking this server first (and it never agrees); a browser request marked
@@ -41,12 +46,14 @@ import org.slf4j.LoggerFactory;
  *   <li>every answer carries {@code X-Content-Type-Options: nosniff}, no caching, and pages a
  *       content security policy that runs only the service's own scripts.</li>
  * </ul>
- * Errors are answered as JSON {@code {"error_code", "message", …}}: an {@link ApiException} with
+ * Every error is answered as JSON {@code {"error_code", "message", …}}: an {@link ApiException} with
  * its status, a store that cannot be reached with 503 {@code STORE_UNAVAILABLE}, anything else 500
- * {@code INTERNAL_ERROR} (logged).
+ * {@code INTERNAL_ERROR} (logged), and Jetty's own errors (a malformed request, 413, 503) through
+ * {@link JsonErrors}.
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpServer.class);
+    private static final String JSON = "application/json; charset=utf-8";
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
@@ -97,7 +104,10 @@ public final class HttpServer implements AutoCloseable {
         connector.setPort(port);
         connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
         server.addConnector(connector);
-        server.setHandler(new Dispatch(router, limits));
+        server.setErrorHandler(new JsonErrors(limits.maxBody()));
+        SizeLimitHandler sizes = new SizeLimitHandler(limits.maxBody(), -1);
+        sizes.setHandler(new Admission(new Dispatch(router, limits.maxBody()), limits));
+        server.setHandler(sizes);
         server.setStopTimeout(2_000);
         try {
             server.start();
@@ -130,38 +140,89 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    /** The one handler: limits, checks, routing and error replies. */
-    private static final class Dispatch extends Handler.Abstract {
-        private final Router router;
-        private final Limits limits;
-        private final Semaphore active;
+    /**
+     * Turns away the requests that waited {@link Limits#queueWait} for their turn with 503
+     * {@code BUSY} in the JSON error shape.
+     */
+    private static final class Admission extends QoSHandler {
+        Admission(Handler next, Limits limits) {
+            super(next);
+            setMaxRequestCount(limits.activeRequests());
+            // Jetty reads no wait as "wait for ever"; a limit of no waiting turns requests away at once
+            setMaxSuspend(limits.queueWait().isZero() ? Duration.ofMillis(1) : limits.queueWait());
+        }
 
-        Dispatch(Router router, Limits limits) {
-            this.router = router;
-            this.limits = limits;
-            this.active = new Semaphore(limits.activeRequests(), true);
+        @Override
+        protected void failSuspended(Request request, Response response, Callback callback, int status, Throwable failure) {
+            send(request, response, callback, new ApiException(503, "BUSY", "the service is busy; try again").asReply());
+        }
+    }
+
+    /**
+     * Answers every error Jetty raises itself (a body too large before it is read, a malformed
+     * request line, path or header) in the JSON error shape. A 413 reads and drops the rest of a
+     * body declared up to {@value #DRAIN} bytes first, so that a client still sending it reads its
+     * answer instead of a broken connection; a larger body is left unread, and the 413 closes the
+     * connection.
+     */
+    static final class JsonErrors extends ErrorHandler {
+        private final int maxBody;
+
+        JsonErrors(int maxBody) {
+            this.maxBody = maxBody;
         }
 
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
-            Reply reply;
-            boolean acquired = false;
-            try {
-                acquired = active.tryAcquire(limits.queueWait().toMillis(), TimeUnit.MILLISECONDS);
-                reply = acquired ? answer(request) : new ApiException(503, "BUSY", "the service is busy; try again").asReply();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                reply = new ApiException(503, "BUSY", "the service is stopping").asReply();
-            } finally {
-                if (acquired) active.release();
+            int status = response.getStatus();
+            Object cause = request.getAttribute(ERROR_EXCEPTION);
+            if (cause instanceof HttpException h) status = h.getCode();
+            if (status == 413) drain(request);
+            send(request, response, callback, error(status, request.getAttribute(ERROR_MESSAGE)).asReply());
+            return true;
+        }
+
+        private ApiException error(int status, @Nullable Object reason) {
+            if (status == 413) return tooLarge(maxBody);
+            if (status == 503) return new ApiException(503, "BUSY", "the service is busy; try again");
+            String code = status == 400 ? "BAD_REQUEST" : status == 404 ? "NOT_FOUND" : status >= 500 ? "INTERNAL_ERROR" : "HTTP_" + status;
+            String message = reason == null ? HttpStatus.getMessage(status) : Router.truncate(reason.toString());
+            return new ApiException(status, code, "the request cannot be answered: " + message);
+        }
+
+        /** Reads and drops the body of {@code request} (the original under Jetty's error request), if declared small enough. */
+        private static void drain(Request request) {
+            Request original = request instanceof Request.Wrapper w ? Request.unWrap(w) : request;
+            long declared = original.getLength();
+            if (declared < 0 || declared > DRAIN) return;
+            try (InputStream in = Content.Source.asInputStream(original)) {
+                in.skipNBytes(declared);
+            } catch (IOException | RuntimeException e) {
+                // a client that stops sending (or goes away) gets its 413 all the same, if it is still there
+                log.debug("the rest of a body too large was not read: {}", e.toString());
             }
-            write(request, response, callback, reply);
+        }
+    }
+
+    /** The router's handler: the cross-site and JSON-only checks, routing and error replies. */
+    private static final class Dispatch extends Handler.Abstract {
+        private final Router router;
+        private final int maxBody;
+
+        Dispatch(Router router, int maxBody) {
+            this.router = router;
+            this.maxBody = maxBody;
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            send(request, response, callback, answer(request));
             return true;
         }
 
         private Reply answer(Request request) {
             String method = request.getMethod().toUpperCase(Locale.ROOT);
-            String path = Request.getPathInContext(request);
+            String path = path(request);
             try {
                 boolean changes = !method.equals("GET") && !method.equals("HEAD") && !method.equals("OPTIONS");
                 // the body is read before anything is answered, so that the connection stays usable for the next request
@@ -179,6 +240,21 @@ public final class HttpServer implements AutoCloseable {
             } catch (Exception e) {
                 log.error("{} {} failed", method, Router.truncate(path), e);
                 return new ApiException(500, "INTERNAL_ERROR", "the request failed: " + e).asReply();
+            }
+        }
+
+        /**
+         * Returns the request's decoded path. A path with {@code ;} parameters keeps them in its
+         * segments ({@code /items/1;x} is the item {@code 1;x}, not item 1), where Jetty's decoded
+         * path drops them.
+         */
+        private static String path(Request request) {
+            String raw = request.getHttpURI().getPath();
+            if (raw == null || raw.indexOf(';') < 0) return Request.getPathInContext(request);
+            try {
+                return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw new ApiException(400, "BAD_REQUEST", "the path cannot be decoded");
             }
         }
 
@@ -206,42 +282,14 @@ public final class HttpServer implements AutoCloseable {
             }
         }
 
+        /** Reads the whole body; Jetty's {@link SizeLimitHandler} fails the read past the limit, answered 413. */
         private byte[] readBody(Request request) throws IOException {
-            long declared = request.getLength();
             try (InputStream in = Content.Source.asInputStream(request)) {
-                if (declared > limits.maxBody()) {
-                    drain(in, declared);
-                    throw tooLarge();
-                }
-                byte[] bytes = in.readNBytes(limits.maxBody() + 1);
-                if (bytes.length > limits.maxBody()) {
-                    drain(in, -1);
-                    throw tooLarge();
-                }
-                return bytes;
+                return in.readAllBytes();
+            } catch (RuntimeException e) {
+                if (e instanceof HttpException h && h.getCode() == 413) throw tooLarge(maxBody);
+                throw e;
             }
-        }
-
-        /**
-         * Reads and drops the rest of a body too large to accept, up to {@value #DRAIN} bytes, so
-         * that the client, still sending, reads the 413 instead of a broken connection; a larger
-         * body is left unread, and the 413 closes the connection.
-         */
-        private static void drain(InputStream in, long declared) {
-            if (declared > DRAIN) return;
-            long left = DRAIN;
-            byte[] buffer = new byte[8192];
-            int n;
-            try {
-                while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) > 0) left -= n;
-            } catch (IOException | RuntimeException e) {
-                // a client that stops sending (or goes away) gets its 413 all the same, if it is still there
-                log.debug("the rest of a body too large was not read: {}", e.toString());
-            }
-        }
-
-        private ApiException tooLarge() {
-            return new ApiException(413, "PAYLOAD_TOO_LARGE", "the body is larger than " + limits.maxBody() + " bytes");
         }
 
         private static Map<String, List<String>> query(Request request) {
@@ -255,36 +303,40 @@ public final class HttpServer implements AutoCloseable {
             for (Fields.Field f : fields) query.put(f.getName(), f.getValues());
             return query;
         }
-
-        private static void write(Request request, Response response, Callback callback, Reply reply) {
-            byte[] bytes;
-            String type;
-            Object body = reply.body();
-            if (reply.contentType() != null) {
-                type = reply.contentType();
-                bytes = body instanceof byte[] b ? b : String.valueOf(body).getBytes(StandardCharsets.UTF_8);
-            } else {
-                type = "application/json; charset=utf-8";
-                bytes = body == null ? new byte[0] : Json.write(body).getBytes(StandardCharsets.UTF_8);
-            }
-            response.setStatus(reply.status());
-            response.getHeaders().put("Content-Type", type);
-            response.getHeaders().put("X-Content-Type-Options", "nosniff");
-            response.getHeaders().put("Cache-Control", "no-store");
-            response.getHeaders().put("Referrer-Policy", "no-referrer");
-            if (type.startsWith("text/html")) {
-                response.getHeaders().put("Content-Security-Policy", CSP);
-                response.getHeaders().put("X-Frame-Options", "DENY");
-            }
-            response.getHeaders().put("Content-Length", String.valueOf(bytes.length));
-            // a body too large to read is left unread: the connection cannot carry another request
-            if (reply.status() == 413) response.getHeaders().put("Connection", "close");
-            if (request.getMethod().equalsIgnoreCase("HEAD")) {
-                response.write(true, null, callback);
-            } else {
-                response.write(true, ByteBuffer.wrap(bytes), callback);
-            }
-        }
     }
 
+    private static ApiException tooLarge(int maxBody) {
+        return new ApiException(413, "PAYLOAD_TOO_LARGE", "the body is larger than " + maxBody + " bytes");
+    }
+
+    /** Writes {@code reply} with the headers every answer carries. */
+    private static void send(Request request, Response response, Callback callback, Reply reply) {
+        byte[] bytes;
+        String type;
+        Object body = reply.body();
+        if (reply.contentType() != null) {
+            type = reply.contentType();
+            bytes = body instanceof byte[] b ? b : String.valueOf(body).getBytes(StandardCharsets.UTF_8);
+        } else {
+            type = JSON;
+            bytes = body == null ? new byte[0] : Json.write(body).getBytes(StandardCharsets.UTF_8);
+        }
+        response.setStatus(reply.status());
+        response.getHeaders().put("Content-Type", type);
+        response.getHeaders().put("X-Content-Type-Options", "nosniff");
+        response.getHeaders().put("Cache-Control", "no-store");
+        response.getHeaders().put("Referrer-Policy", "no-referrer");
+        if (type.startsWith("text/html")) {
+            response.getHeaders().put("Content-Security-Policy", CSP);
+            response.getHeaders().put("X-Frame-Options", "DENY");
+        }
+        response.getHeaders().put("Content-Length", String.valueOf(bytes.length));
+        // a body too large to read is left unread: the connection cannot carry another request
+        if (reply.status() == 413) response.getHeaders().put("Connection", "close");
+        if (request.getMethod().equalsIgnoreCase("HEAD")) {
+            response.write(true, null, callback);
+        } else {
+            response.write(true, ByteBuffer.wrap(bytes), callback);
+        }
+    }
 }

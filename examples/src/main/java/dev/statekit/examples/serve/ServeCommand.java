@@ -8,14 +8,11 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * --read-only-dashboard     the dashboard shows but changes nothing
  * </pre>
  *
- * plus each system's own options ({@link Service.Factory#options()}). Every process serving one
+ * ({@link #COMMON}) plus each system's own options ({@link Service.Factory#options()}). Every process serving one
  * system on one database shares its tasks and its work.
  */
 public final class ServeCommand {
@@ -48,9 +45,30 @@ public final class ServeCommand {
 
     private ServeCommand() {}
 
-    /** The parsed command line of {@code serve}. */
-    record Options(String system, int port, String host, Path dataDir, @Nullable String url, @Nullable String user,
-                   @Nullable String password, String tablePrefix, boolean inMemory, boolean readOnlyDashboard, Map<String, String> serviceOptions) {}
+    static final Options.Option<Integer> PORT = Options.integer("port", 8080, 0, 65535, "the HTTP port; 0 picks a free one");
+    static final Options.Option<String> HOST = Options.text("host", "H", "127.0.0.1", "the address to listen on");
+    static final Options.Option<String> DATA = Options.text("data", "DIR", null, "~/.statekit/SYSTEM",
+            "the service's folder: its H2 database and its files");
+    static final Options.Option<String> TABLE_PREFIX = Options.text("table-prefix", "P", null, "the system's name, e.g. novel_proofer_",
+            "the prefix of the store's tables").requiring(v -> v.matches("[a-z][a-z0-9_]{0,29}"),
+            "a lower-case letter and up to 29 letters, digits or _");
+    static final Options.Option<Boolean> READ_ONLY_DASHBOARD = Options.flag("read-only-dashboard", "the dashboard shows but changes nothing");
+    /** The options of every system, before each system's own. */
+    static final Options COMMON = Options.of(PORT, HOST, DATA).and(Stores.OPTIONS).and(Options.of(TABLE_PREFIX, READ_ONLY_DASHBOARD));
+
+    /**
+     * The parsed command line of {@code serve}.
+     *
+     * @param system  the system's name
+     * @param values  the values of the {@link #COMMON} options and of the system's own
+     * @param dataDir the service's folder
+     */
+    record Settings(String system, Options.Values values, Path dataDir) {
+        /** Returns the table prefix: the one given, or the system's. */
+        String tablePrefix() {
+            return values.find(TABLE_PREFIX).orElse(prefix(system));
+        }
+    }
 
     /** Returns the usage of {@code serve}. */
     public static String usage() {
@@ -59,13 +77,11 @@ public final class ServeCommand {
                 .append(System.lineSeparator())
                 .append("                      [--table-prefix P]").append(System.lineSeparator())
                 .append("                      [--read-only-dashboard] [SYSTEM OPTIONS]").append(System.lineSeparator())
-                .append("  --data DIR defaults to ~/.statekit/SYSTEM (the H2 database and the service's files)").append(System.lineSeparator())
+                .append(COMMON.usage("  "))
                 .append("SYSTEM:").append(System.lineSeparator());
         for (Service.Factory f : Systems.all()) {
             b.append(String.format(Locale.ROOT, "  %-14s %s%n", f.name(), f.summary()));
-            for (Map.Entry<String, String> o : f.options().entrySet()) {
-                b.append(String.format(Locale.ROOT, "      --%-24s %s%n", o.getKey() + " V", o.getValue()));
-            }
+            b.append(f.options().usage("      "));
         }
         return b.toString();
     }
@@ -75,7 +91,7 @@ public final class ServeCommand {
      *
      * @throws IllegalArgumentException saying what is wrong with them
      */
-    static Options parse(List<String> args) {
+    static Settings parse(List<String> args) {
         if (args.isEmpty()) throw new IllegalArgumentException("serve needs a SYSTEM: one of " + String.join(", ", Systems.names()));
         String system = args.get(0);
         Service.Factory factory = Systems.byName(system).orElseThrow(() -> new IllegalArgumentException(
@@ -84,69 +100,15 @@ public final class ServeCommand {
     }
 
     /** Parses the options {@code args} (after the system's name) of {@code factory}'s system. */
-    static Options parse(Service.Factory factory, List<String> args) {
+    static Settings parse(Service.Factory factory, List<String> args) {
         String system = factory.name();
-        int port = 8080;
-        String host = "127.0.0.1";
-        Path data = null;
-        String url = null;
-        String user = null;
-        String password = null;
-        String prefix = null;
-        boolean inMemory = false;
-        boolean readOnly = false;
-        Map<String, String> serviceOptions = new LinkedHashMap<>();
-        List<String> seen = new ArrayList<>();
-        for (int i = 0; i < args.size(); i++) {
-            String option = args.get(i);
-            if (!option.startsWith("--")) throw new IllegalArgumentException("unexpected argument '" + option + "'");
-            if (seen.contains(option)) throw new IllegalArgumentException(option + " is given twice");
-            seen.add(option);
-            if (option.equals("--in-memory")) {
-                inMemory = true;
-                continue;
-            }
-            if (option.equals("--read-only-dashboard")) {
-                readOnly = true;
-                continue;
-            }
-            String name = option.substring(2);
-            boolean known = List.of("port", "host", "data", "jdbc-url", "user", "password", "table-prefix").contains(name)
-                    || factory.options().containsKey(name);
-            if (!known) {
-                throw new IllegalArgumentException("unknown option " + option + " for " + system + "; see examples serve --help");
-            }
-            if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) throw new IllegalArgumentException(option + " needs a value");
-            String value = args.get(++i);
-            switch (name) {
-                case "port" -> {
-                    try {
-                        port = Integer.parseInt(value);
-                    } catch (NumberFormatException e) {
-                        port = -1;
-                    }
-                    if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be a number from 0 to 65535, not '" + value + "'");
-                }
-                case "host" -> host = value;
-                case "data" -> data = Paths.get(value);
-                case "jdbc-url" -> url = value;
-                case "user" -> user = value;
-                case "password" -> password = value;
-                case "table-prefix" -> {
-                    if (!value.matches("[a-z][a-z0-9_]{0,29}")) {
-                        throw new IllegalArgumentException("--table-prefix must be a lower-case letter and up to 29 letters, digits or _, not '" + value + "'");
-                    }
-                    prefix = value;
-                }
-                default -> serviceOptions.put(name, value);
-            }
+        Options.Values values = COMMON.and(factory.options()).parse(args, " for " + system + "; see examples serve --help");
+        Stores.checkChoice(values);
+        if (values.has(Stores.IN_MEMORY) && values.has(TABLE_PREFIX)) {
+            throw new IllegalArgumentException("--table-prefix goes with a database, not --in-memory");
         }
-        if (inMemory && url != null) throw new IllegalArgumentException("--in-memory and --jdbc-url are two stores; give one");
-        if (inMemory && prefix != null) throw new IllegalArgumentException("--table-prefix goes with a database, not --in-memory");
-        if (url == null && (user != null || password != null)) throw new IllegalArgumentException("--user and --password go with --jdbc-url");
-        if (data == null) data = Paths.get(System.getProperty("user.home"), ".statekit", system);
-        return new Options(system, port, host, data.toAbsolutePath().normalize(), url, user, password,
-                prefix == null ? prefix(system) : prefix, inMemory, readOnly, serviceOptions);
+        Path data = values.find(DATA).map(Paths::get).orElseGet(() -> Paths.get(System.getProperty("user.home"), ".statekit", system));
+        return new Settings(system, values, data.toAbsolutePath().normalize());
     }
 
     /**
@@ -159,7 +121,7 @@ public final class ServeCommand {
             out.print(usage());
             return 0;
         }
-        Options options;
+        Settings options;
         try {
             options = parse(args);
         } catch (IllegalArgumentException e) {
@@ -255,18 +217,21 @@ public final class ServeCommand {
     }
 
     /** Opens the store, creates and starts the service and its server, and prints where it listens. */
-    static Running start(Options options, PrintStream out) throws Exception {
+    static Running start(Settings options, PrintStream out) throws Exception {
         return start(Systems.byName(options.system()).orElseThrow(), options, out);
     }
 
-    private static Running start(Service.Factory factory, Options options, PrintStream out) throws Exception {
+    private static Running start(Service.Factory factory, Settings options, PrintStream out) throws Exception {
         Files.createDirectories(options.dataDir());
         String prefix = options.tablePrefix();
+        Options.Values values = options.values();
         Stores.Opened store;
-        if (options.inMemory()) {
+        Optional<String> url = values.find(Stores.JDBC_URL);
+        if (values.get(Stores.IN_MEMORY)) {
             store = Stores.inMemory();
-        } else if (options.url() != null) {
-            store = Stores.persistent(options.url(), options.user(), options.password(), prefix, POOL_SIZE);
+        } else if (url.isPresent()) {
+            store = Stores.persistent(url.get(), values.find(Stores.USER).orElse(null), values.find(Stores.PASSWORD).orElse(null), prefix,
+                    POOL_SIZE);
         } else {
             // WRITE_DELAY=0: a commit is in the file when it returns; by default H2 writes it up to a second later, and a killed process loses it
             // DB_CLOSE_ON_EXIT=FALSE: the shutdown hook closes the store after the service stopped; H2's own hook closed it under the stopping runtime
@@ -275,15 +240,14 @@ public final class ServeCommand {
         }
         Service service = null;
         try {
-            ServeContext context = new ServeContext(store.store(), Clock.system(), options.dataDir(), owner(options.system()),
-                    options.serviceOptions());
+            ServeContext context = new ServeContext(store.store(), Clock.system(), options.dataDir(), owner(options.system()), values);
             service = factory.create(context);
             Router router = new Router();
             service.routes(router);
-            new Dashboard(service, factory.name(), options.readOnlyDashboard()).routes(router);
+            new Dashboard(service, factory.name(), values.get(READ_ONLY_DASHBOARD)).routes(router);
             service.start();
-            HttpServer server = HttpServer.start(options.host(), options.port(), router, HttpServer.Limits.DEFAULTS);
-            String host = options.host().contains(":") ? "[" + options.host() + "]" : options.host();
+            HttpServer server = HttpServer.start(values.get(HOST), values.get(PORT), router, HttpServer.Limits.DEFAULTS);
+            String host = values.get(HOST).contains(":") ? "[" + values.get(HOST) + "]" : values.get(HOST);
             String base = "http://" + host + ":" + server.port();
             out.println(options.system() + ": store " + store.description() + "; files in " + options.dataDir());
             out.println(options.system() + ": " + String.format(Locale.ROOT, LISTENING, base, base));

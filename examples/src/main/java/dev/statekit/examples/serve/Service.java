@@ -5,13 +5,13 @@ import dev.statekit.core.Outcome;
 import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A seed system served over HTTP: its engine and runtime on the service's store, its machines and
  * queues for the dashboard, and the routes of its own API.
  *
- * <p>{@link ServeCommand} creates it through its {@link Factory}, adds its routes and the
+ * <p>Every seed system's service is a {@link SystemService}. {@link ServeCommand} creates it
+ * through its {@link Factory}, adds its routes and the
  * dashboard's to one server, calls {@link #start()}, and {@link #close()}s it when the process is
  * asked to stop.
  */
@@ -24,8 +24,8 @@ public interface Service extends AutoCloseable {
         /** Returns one line saying what the service is. */
         String summary();
 
-        /** Returns the service's own command-line options ({@code --name} → what its value means). */
-        Map<String, String> options();
+        /** Returns the service's own command-line options, which {@code serve} parses and its usage lists. */
+        Options options();
 
         /** Creates the service; nothing runs before {@link Service#start()}. */
         Service create(ServeContext context) throws Exception;

@@ -10,10 +10,10 @@ public final class Systems {
     /** Returns the factories of every served system, in the order usage lists them. */
     public static List<Service.Factory> all() {
         return List.of(
-                dev.statekit.examples.serve.novelproofer.NovelProoferService.factory(),
+                dev.statekit.examples.serve.novelproofer.NovelProoferService.FACTORY,
                 dev.statekit.examples.serve.readdo.ReadDoService.FACTORY,
-                new dev.statekit.examples.serve.etl.EtlService.Factory(),
-                new dev.statekit.examples.serve.compression.CompressionService.Factory()
+                dev.statekit.examples.serve.etl.EtlService.FACTORY,
+                dev.statekit.examples.serve.compression.CompressionService.FACTORY
         );
     }
 

@@ -144,6 +144,37 @@ class HttpServerTest {
     }
 
     @Test
+    void aPathParameterAfterASemicolonIsPartOfTheIdNotDropped() {
+        ApiClient.Response r = client.get("/items/1;DROP%20TABLE");
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.field("error_code")).isEqualTo("INVALID_ID");
+        assertThat(r.field("field")).isEqualTo("id");
+    }
+
+    @Test
+    void jettysOwnErrorsAreAnsweredInTheJsonErrorShape() throws Exception {
+        for (String target : List.of("/items/%zz", "/items/%2e%2e/x", "/a%00b")) {
+            String answer = raw("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            assertThat(answer).as(target).startsWith("HTTP/1.1 400 ");
+            assertThat(answer).as(target).containsIgnoringCase("Content-Type: application/json")
+                    .contains("\"error_code\":\"BAD_REQUEST\"").contains("\"message\":");
+        }
+        String declared = raw("POST /items/3/note HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 5000\r\nConnection: close\r\n\r\n" + "x".repeat(5000));
+        assertThat(declared).startsWith("HTTP/1.1 413 ").contains("\"error_code\":\"PAYLOAD_TOO_LARGE\"");
+    }
+
+    /** Sends {@code request} as written on a socket of its own and returns the whole answer. */
+    private String raw(String request) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    @Test
     void aFailingRouteIs500AsJson() {
         ApiClient.Response r = client.get("/boom");
         assertThat(r.status()).isEqualTo(500);

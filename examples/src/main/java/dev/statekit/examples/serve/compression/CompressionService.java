@@ -6,19 +6,20 @@ import dev.statekit.core.Created;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.Task;
-import dev.statekit.core.runtime.TaskRuntime;
-import dev.statekit.core.TransitionEngine;
 import dev.statekit.examples.CompressionTask;
 import dev.statekit.examples.CompressionTask.State;
 import dev.statekit.examples.hosts.CompressionHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Exchange;
 import dev.statekit.examples.serve.Fires;
+import dev.statekit.examples.serve.Idempotency;
 import dev.statekit.examples.serve.JsonBody;
+import dev.statekit.examples.serve.Options;
 import dev.statekit.examples.serve.Reply;
 import dev.statekit.examples.serve.Router;
 import dev.statekit.examples.serve.ServeContext;
 import dev.statekit.examples.serve.Service;
+import dev.statekit.examples.serve.SystemService;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -33,11 +34,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -57,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * crash ({@code --auto-recover}). Its HTTP API is under {@code /api/tasks}, {@code /api/queue} and
  * {@code /api/admin/disk}; docs/services/compression.md describes it.
  */
-public final class CompressionService implements Service {
+public final class CompressionService extends SystemService {
     /** The system's name on the command line. */
     public static final String NAME = "compression";
     /** The conflict policies of a task's output. */
@@ -72,101 +68,78 @@ public final class CompressionService implements Service {
     private static final Logger log = LoggerFactory.getLogger(CompressionService.class);
     private static final Set<String> FINISHED = Set.of(State.COMPLETED.name(), State.CANCELED.name());
 
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
+    static final Options.Option<String> INPUT = Options.path("input", "DIR", "input", "the folder of the files to compress");
+    static final Options.Option<String> OUTPUT = Options.path("output", "DIR", "output", "the folder of the .gz files");
+    static final Options.Option<Long> MIN_FREE_BYTES = Options.number("min-free-bytes", 0, 0, Long.MAX_VALUE,
+            "free bytes the output disk keeps beyond a file's size, else the task waits BLOCKED");
+    static final Options.Option<Boolean> AUTO_RECOVER = Options.bool("auto-recover", true,
+            "a compression cut by a crash runs again once at the front, or fails");
+    static final Options.Option<Long> THROTTLE = Options.number("throttle-bytes-per-second", 0, 0, 1L << 40,
+            "read at most this many bytes a second, 0 for no limit");
+    static final Options.Option<Long> LEASE_SECONDS = Options.number("lease-seconds", 30, 2, 3600,
+            "a compression's lease: how soon another process takes over after a crash");
+    static final Options.Option<Long> STOP_GRACE_SECONDS = Options.number("stop-grace-seconds", 10, 0, 3600,
+            "on SIGTERM, how long the running compression may take to finish");
+    static final Options.Option<String> JOURNAL = Options.text("journal", "FILE", null,
+            "a file (relative to DATA) each compression appends its start and end to (default none)");
+    static final Options.Option<Boolean> CRASH_AFTER_PUBLISH = Options.bool("crash-after-publish", false,
+            "halt right after an output is renamed into place, before it is recorded (crash tests)");
+
+    /** The factory of {@code examples serve compression}. */
+    public static final Service.Factory FACTORY = new SystemService.Factory(NAME,
+            "seed 004: a queue that gzips files of a folder one at a time (priorities, pause, disk check, crash recovery)",
+            Options.of(INPUT, OUTPUT, MIN_FREE_BYTES, AUTO_RECOVER, THROTTLE, LEASE_SECONDS, STOP_GRACE_SECONDS, JOURNAL, CRASH_AFTER_PUBLISH),
+            CompressionService::new);
+
+    /** The key of an added task or batch, a body field as seed 004 names it. */
+    static final Idempotency IDEMPOTENCY_KEY = Idempotency.field("idempotency_key", 200);
+
     private final CompressionHost host;
     private final Path inputs;
     private final WorkFolder folder;
     private final AtomicLong minFreeBytes;
-    private final Duration stopGrace;
-    private final ScheduledExecutorService janitor;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** The factory of {@code examples serve compression}. */
-    public static final class Factory implements Service.Factory {
-        @Override
-        public String name() {
-            return NAME;
-        }
-
-        @Override
-        public String summary() {
-            return "seed 004: a queue that gzips files of a folder one at a time (priorities, pause, disk check, crash recovery)";
-        }
-
-        @Override
-        public Map<String, String> options() {
-            Map<String, String> o = new LinkedHashMap<>();
-            o.put("input", "the folder of the files to compress (default DATA/input)");
-            o.put("output", "the folder of the .gz files (default DATA/output)");
-            o.put("min-free-bytes", "free bytes the output disk keeps beyond a file's size, else the task waits BLOCKED (default 0)");
-            o.put("auto-recover", "true|false: a compression cut by a crash runs again once at the front, or fails (default true)");
-            o.put("throttle-bytes-per-second", "read at most this many bytes a second, 0 for no limit (default 0)");
-            o.put("lease-seconds", "a compression's lease: how soon another process takes over after a crash (default 30)");
-            o.put("stop-grace-seconds", "on SIGTERM, how long the running compression may take to finish (default 10)");
-            o.put("journal", "a file (relative to DATA) each compression appends its start and end to (default none)");
-            o.put("crash-after-publish", "true|false: halt right after an output is renamed into place, before it is recorded (crash tests)");
-            return o;
-        }
-
-        @Override
-        public Service create(ServeContext context) throws IOException {
-            return new CompressionService(context);
-        }
-    }
+    /** What the service is built of, from its options. */
+    private record Parts(Path inputs, WorkFolder folder, AtomicLong minFreeBytes, Duration stopGrace, CompressionHost host) {}
 
     private CompressionService(ServeContext context) throws IOException {
-        this.inputs = Files.createDirectories(context.path("input", "input")).toAbsolutePath().normalize();
-        this.folder = new WorkFolder(context.path("output", "output"));
-        this.minFreeBytes = new AtomicLong(context.number("min-free-bytes", 0, 0, Long.MAX_VALUE));
-        boolean autoRecover = context.flag("auto-recover", true);
-        long throttle = context.number("throttle-bytes-per-second", 0, 0, 1L << 40);
-        long lease = context.number("lease-seconds", 30, 2, 3600);
-        this.stopGrace = Duration.ofSeconds(context.number("stop-grace-seconds", 10, 0, 3600));
-        boolean crash = context.flag("crash-after-publish", false);
-        @Nullable Path journal = context.option("journal").isPresent() ? context.path("journal", "journal.log") : null;
-        FileCompressor compressor = new FileCompressor(inputs, folder, throttle, crash, journal);
-        this.host = new CompressionHost(context.store(), context.clock(), null, context.owner(), compressor, autoRecover,
-                () -> usableBytes() - minFreeBytes.get(), Duration.ofSeconds(lease));
-        this.janitor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "compression-sweep");
-            t.setDaemon(true);
-            return t;
-        });
+        this(parts(context));
+    }
+
+    private CompressionService(Parts parts) {
+        super(new Host(parts.host().engine(), parts.host().runtime(), parts.host()::start, parts.host()::close), List.of(parts.host().machine()),
+                List.of(CompressionHost.QUEUE), parts.stopGrace());
+        this.host = parts.host();
+        this.inputs = parts.inputs();
+        this.folder = parts.folder();
+        this.minFreeBytes = parts.minFreeBytes();
+        every("compression-sweep", SWEEP_INTERVAL, this::sweep);
+    }
+
+    private static Parts parts(ServeContext context) throws IOException {
+        Path inputs = Files.createDirectories(context.path(INPUT)).toAbsolutePath().normalize();
+        WorkFolder folder = new WorkFolder(context.path(OUTPUT));
+        AtomicLong minFreeBytes = new AtomicLong(context.get(MIN_FREE_BYTES));
+        @Nullable Path journal = context.find(JOURNAL).isPresent() ? context.dataDir().resolve(context.find(JOURNAL).get()) : null;
+        FileCompressor compressor = new FileCompressor(inputs, folder, context.get(THROTTLE), context.get(CRASH_AFTER_PUBLISH), journal);
+        CompressionHost host = new CompressionHost(context.store(), context.clock(), null, context.owner(), compressor, context.get(AUTO_RECOVER),
+                () -> usableBytes(folder) - minFreeBytes.get(), Duration.ofSeconds(context.get(LEASE_SECONDS)));
+        return new Parts(inputs, folder, minFreeBytes, Duration.ofSeconds(context.get(STOP_GRACE_SECONDS)), host);
     }
 
     /** Returns the free bytes of the output folder's disk available to this process; 0 when it cannot be read. */
     private long usableBytes() {
+        return usableBytes(folder);
+    }
+
+    private static long usableBytes(WorkFolder folder) {
         try {
             return Files.getFileStore(folder.output()).getUsableSpace();
         } catch (IOException e) {
             log.warn("cannot read the free space of {}: {}", folder.output(), e.toString());
             return 0;
         }
-    }
-
-    @Override
-    public TransitionEngine engine() {
-        return host.engine();
-    }
-
-    @Override
-    public TaskRuntime runtime() {
-        return host.runtime();
-    }
-
-    @Override
-    public List<Machine<?, ?>> machines() {
-        return List.of(host.machine());
-    }
-
-    @Override
-    public List<String> queues() {
-        return List.of(CompressionHost.QUEUE);
-    }
-
-    @Override
-    public void start() {
-        host.start();
-        janitor.scheduleWithFixedDelay(this::sweep, 0, SWEEP_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Deletes the work area's leftovers: files of attempts that no longer hold their task's lease, plans of ended tasks. */
@@ -233,7 +206,7 @@ public final class CompressionService implements Service {
         JsonBody body = x.body().requireOnly(Set.of("input", "priority", "on_conflict", "idempotency_key"));
         NewFile file = newFile(body.requireString("input", InputNames.MAX_LENGTH), body.oneOf("priority", PRIORITIES).orElse("normal"),
                 body.oneOf("on_conflict", POLICIES).orElse("rename"), "input");
-        Optional<String> key = body.string("idempotency_key", 200);
+        Optional<String> key = IDEMPOTENCY_KEY.key(x);
         Created<State> created = enqueue(key.map(k -> "task:" + k).orElse(null), file, "idempotency_key");
         log.info("{} added task {} ({}){}", x.actor(), created.task().id(), file.input(), created.created() ? "" : " again (same key)");
         return Reply.json(created.created() ? 201 : 200, view(created.task()));
@@ -245,7 +218,7 @@ public final class CompressionService implements Service {
         if (items == null || items.isNull()) throw ApiException.badField("tasks", "is required");
         if (!items.isArray()) throw ApiException.badField("tasks", "must be a list of tasks");
         if (items.isEmpty() || items.size() > MAX_BATCH) throw ApiException.badField("tasks", "must hold 1 to " + MAX_BATCH + " tasks, not " + items.size());
-        Optional<String> key = body.string("idempotency_key", 200);
+        Optional<String> key = IDEMPOTENCY_KEY.key(x);
         List<NewFile> files = new ArrayList<>();
         for (int i = 0; i < items.size(); i++) files.add(batchItem(items.get(i), "tasks[" + i + "]"));
         List<Map<String, Object>> views = new ArrayList<>();
@@ -484,7 +457,7 @@ public final class CompressionService implements Service {
      */
     @Override
     public Outcome<?> fireUser(Machine<?, ?> machine, long id, String event, String actor) {
-        if (!machine.name().equals(host.machine().name())) return Service.super.fireUser(machine, id, event, actor);
+        if (!machine.name().equals(host.machine().name())) return super.fireUser(machine, id, event, actor);
         if (event.equals(CompressionTask.Event.CANCEL.name())) {
             CancelResult<State> result = host.cancel(id, actor);
             if (result.status() == CancelResult.Status.REQUESTED) {
@@ -493,23 +466,7 @@ public final class CompressionService implements Service {
             return Objects.requireNonNull(result.outcome());
         }
         if (event.equals(CompressionTask.Event.RETRY.name())) return host.retry(id, actor);
-        return Service.super.fireUser(machine, id, event, actor);
-    }
-
-    /** Stops the queue's work: the running compression may finish within the stop grace, then it is left to recovery. */
-    @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) return;
-        janitor.shutdownNow();
-        try {
-            host.runtime().stop(stopGrace).get(stopGrace.toSeconds() + 30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-            log.warn("the compression runtime did not stop cleanly: {}", e.toString());
-        } finally {
-            host.close();
-        }
+        return super.fireUser(machine, id, event, actor);
     }
 
     /** Returns the names of the tasks' states, for messages. */

@@ -12,11 +12,11 @@ import dev.statekit.examples.EtlTask.State;
 import dev.statekit.examples.hosts.EtlHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Exchange;
+import dev.statekit.examples.serve.Idempotency;
 import dev.statekit.examples.serve.Fires;
 import dev.statekit.examples.serve.Json;
 import dev.statekit.examples.serve.JsonBody;
 import dev.statekit.examples.serve.Reply;
-import dev.statekit.examples.serve.Router;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
 import dev.statekit.store.TaskError;
@@ -31,7 +31,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -53,7 +52,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class EtlApi {
     /** The header of a change's idempotency key. */
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String IDEMPOTENCY_KEY = Idempotency.HEADER;
     /** The attribute telling whether the submission gave {@code content} or {@code path}. */
     static final String SOURCE = "source";
     /** The attribute holding the digest of the submission, to tell a replay from a reused key. */
@@ -65,8 +64,7 @@ final class EtlApi {
     /** The seed's status values, in order. */
     static final List<String> STATUSES = List.of("pending", "mineru_parsing", "llm_processing", "completed", "failed", "cancelled");
 
-    private static final String BASE = "/api/v1/etl/tasks";
-    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
+    static final String BASE = "/api/v1/etl/tasks";
 
     private final EtlHost host;
     private final EtlFiles files;
@@ -76,20 +74,14 @@ final class EtlApi {
         this.files = files;
     }
 
-    /** Adds the routes. */
-    void routes(Router router) {
-        router.post(BASE, this::submit);
-        router.get(BASE, this::list);
-        router.get(BASE + "/{task_id}", x -> Reply.ok(view(task(x.id("task_id")))));
-        router.get(BASE + "/{task_id}/history", this::history);
-        router.get(BASE + "/{task_id}/result", this::result);
-        router.post(BASE + "/{task_id}/cancel", this::cancel);
-        router.post(BASE + "/{task_id}/retry", this::retry);
+    /** {@code GET BASE/{task_id}}: the task. */
+    Reply get(Exchange x) {
+        return Reply.ok(view(task(x.id("task_id"))));
     }
 
-    private Reply submit(Exchange x) {
+    Reply submit(Exchange x) {
         String actor = x.actor();
-        Optional<String> key = idempotencyKey(x);
+        Optional<String> key = Idempotency.header().key(x);
         JsonBody body = x.body().requireOnly(List.of("file_name", "content", "path", "rule_id"));
         String fileName = body.requireString("file_name", 255);
         Optional<String> content = body.string("content", MAX_CONTENT);
@@ -128,7 +120,7 @@ final class EtlApi {
         return Reply.json(created.created() ? 201 : 200, view);
     }
 
-    private Reply list(Exchange x) {
+    Reply list(Exchange x) {
         Optional<String> status = x.query("status");
         Set<String> states = new LinkedHashSet<>();
         if (status.isPresent()) {
@@ -151,7 +143,7 @@ final class EtlApi {
         return Reply.ok(body);
     }
 
-    private Reply history(Exchange x) {
+    Reply history(Exchange x) {
         long id = x.id("task_id");
         task(id);
         List<Map<String, Object>> steps = new ArrayList<>();
@@ -174,7 +166,7 @@ final class EtlApi {
         return Reply.ok(body);
     }
 
-    private Reply result(Exchange x) throws IOException {
+    Reply result(Exchange x) throws IOException {
         Task<State> task = task(x.id("task_id"));
         String key = task.attribute(EtlHost.RESULT_KEY);
         if (task.state() != State.COMPLETED || key == null) {
@@ -191,10 +183,10 @@ final class EtlApi {
         return Reply.ok(body);
     }
 
-    private Reply cancel(Exchange x) {
+    Reply cancel(Exchange x) {
         long id = x.id("task_id");
         String actor = x.actor();
-        Optional<String> key = idempotencyKey(x);
+        Optional<String> key = Idempotency.header().key(x);
         x.body().requireOnly(List.of());
         Command command = Command.user(actor).reason("POST /cancel");
         if (key.isPresent()) command = command.idempotencyKey(key.get());
@@ -209,10 +201,10 @@ final class EtlApi {
         return Reply.json(202, view(task(id)));     // a running task asked to stop; its table refuses that, so not reached
     }
 
-    private Reply retry(Exchange x) {
+    Reply retry(Exchange x) {
         long id = x.id("task_id");
         String actor = x.actor();
-        Optional<String> key = idempotencyKey(x);
+        Optional<String> key = Idempotency.header().key(x);
         JsonBody body = x.body().requireOnly(List.of("from_stage", "force", "reset_error"));
         String from = body.oneOf("from_stage", new LinkedHashSet<>(List.of("mineru", "postprocess"))).orElse("mineru");
         boolean force = body.bool("force").orElse(false);
@@ -241,15 +233,6 @@ final class EtlApi {
                 .orElseThrow(() -> ApiException.notFound("task", id));
     }
 
-    private static Optional<String> idempotencyKey(Exchange x) {
-        Optional<String> key = x.header(IDEMPOTENCY_KEY);
-        if (key.isEmpty() || key.get().isEmpty()) return Optional.empty();
-        if (!KEY.matcher(key.get()).matches()) {
-            throw new ApiException(400, "INVALID_IDEMPOTENCY_KEY", IDEMPOTENCY_KEY + " must be 1 to 100 letters, digits or . _ : -",
-                    IDEMPOTENCY_KEY, null);
-        }
-        return key;
-    }
 
     /** Returns the seed's status of {@code state}: {@code POSTPROCESS_QUEUED} shows as {@code llm_processing}. */
     static String shown(State state) {

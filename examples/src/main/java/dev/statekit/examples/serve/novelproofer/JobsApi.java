@@ -10,10 +10,10 @@ import dev.statekit.examples.NovelProoferJob;
 import dev.statekit.examples.hosts.NovelProoferHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Exchange;
+import dev.statekit.examples.serve.Idempotency;
 import dev.statekit.examples.serve.Fires;
 import dev.statekit.examples.serve.JsonBody;
 import dev.statekit.examples.serve.Reply;
-import dev.statekit.examples.serve.Router;
 import dev.statekit.store.Page;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
@@ -30,7 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The HTTP API of the novel-proofer service: the jobs, their chunks and the seed's buttons.
@@ -56,7 +55,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class JobsApi {
     /** The header carrying a request's idempotency key. */
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String IDEMPOTENCY_KEY = Idempotency.HEADER;
     /** The smallest chunk size. */
     static final int MIN_CHUNK_CHARS = 50;
     /** The largest chunk size. */
@@ -68,7 +67,6 @@ final class JobsApi {
     /** The most jobs a list returns. */
     static final int MAX_LIST = 200;
 
-    private static final Pattern KEY = Pattern.compile("[A-Za-z0-9._:-]{1,100}");
     private static final Pattern MODEL = Pattern.compile("[A-Za-z0-9._:/-]{1,64}");
     private static final List<String> CREATE_FIELDS = List.of("title", "text", "chunk_chars", "llm_model", "validate", "process");
     private static final List<String> SAMPLE_FIELDS = List.of("title", "chunk_chars", "llm_model", "process");
@@ -83,24 +81,24 @@ final class JobsApi {
         this.service = service;
     }
 
-    void routes(Router router) {
-        router.post("/jobs", this::create)
-                .post("/jobs/sample", this::sample)
-                .get("/jobs", this::list)
-                .get("/jobs/{id}", x -> Reply.ok(view(existing(x), true)))
-                .get("/jobs/{id}/chunks", this::chunks)
-                .get("/jobs/{id}/output", this::output)
-                .post("/jobs/{id}/validate", this::validate)
-                .post("/jobs/{id}/process", x -> button(x, "process", (id, c) -> service.process(id, c)))
-                .post("/jobs/{id}/pause", x -> button(x, "pause", (id, c) -> service.pause(id, c)))
-                .post("/jobs/{id}/retry-failed", this::retryFailed)
-                .post("/jobs/{id}/merge", this::merge)
-                .post("/jobs/{id}/reset", this::reset);
+    /** {@code GET /jobs/{id}}: the job. */
+    Reply get(Exchange x) {
+        return Reply.ok(view(existing(x), true));
+    }
+
+    /** {@code POST /jobs/{id}/process}. */
+    Reply process(Exchange x) {
+        return button(x, "process", (id, c) -> service.process(id, c));
+    }
+
+    /** {@code POST /jobs/{id}/pause}. */
+    Reply pause(Exchange x) {
+        return button(x, "pause", (id, c) -> service.pause(id, c));
     }
 
     // --- jobs ----------------------------------------------------------------------------------
 
-    private Reply create(Exchange x) {
+    Reply create(Exchange x) {
         x.actor();
         JsonBody body = x.body().requireOnly(CREATE_FIELDS);
         String title = body.requireString("title", MAX_TITLE);
@@ -114,7 +112,7 @@ final class JobsApi {
         return submit(x, title, text, chunkChars, model, validate, process);
     }
 
-    private Reply sample(Exchange x) {
+    Reply sample(Exchange x) {
         x.actor();
         JsonBody body = x.body().requireOnly(SAMPLE_FIELDS);
         String title = body.string("title", MAX_TITLE).orElse(NovelProoferService.SAMPLE_TITLE);
@@ -126,7 +124,7 @@ final class JobsApi {
 
     private Reply submit(Exchange x, String title, String text, int chunkChars, String model, boolean validate, boolean process) {
         String actor = x.actor();
-        String key = key(x);
+        String key = Idempotency.header().key(x).orElse(null);
         Created<NovelProoferJob.State> created = service.create(title, text, chunkChars, model, validate, process, actor,
                 key == null ? null : "create:" + key);
         Task<NovelProoferJob.State> job = created.task();
@@ -147,7 +145,7 @@ final class JobsApi {
         return Reply.created(view(now, true));
     }
 
-    private Reply list(Exchange x) {
+    Reply list(Exchange x) {
         TaskQuery q = TaskQuery.all().machine(NovelProoferJob.MACHINE.name())
                 .limit((int) x.queryLong("limit", 50, 1, MAX_LIST))
                 .after(x.queryLong("after", 0, 0, Long.MAX_VALUE));
@@ -162,7 +160,7 @@ final class JobsApi {
         return Reply.ok(body);
     }
 
-    private Reply chunks(Exchange x) {
+    Reply chunks(Exchange x) {
         Task<NovelProoferJob.State> job = existing(x);
         Optional<String> state = x.query("state");
         NovelProoferChunk.State only = state.map(JobsApi::chunkState).orElse(null);
@@ -176,7 +174,7 @@ final class JobsApi {
         return Reply.ok(body);
     }
 
-    private Reply output(Exchange x) throws IOException {
+    Reply output(Exchange x) throws IOException {
         Task<NovelProoferJob.State> job = existing(x);
         String file = job.attribute(NovelProoferService.OUTPUT_FILE);
         if (job.state() != NovelProoferJob.State.DONE || file == null) {
@@ -207,7 +205,7 @@ final class JobsApi {
         return answer(o, job.id());
     }
 
-    private Reply validate(Exchange x) {
+    Reply validate(Exchange x) {
         x.body().requireOnly(List.of());
         Task<NovelProoferJob.State> job = existing(x);
         if (job.state() != NovelProoferJob.State.QUEUED) {
@@ -219,14 +217,14 @@ final class JobsApi {
         return Reply.ok(view(service.await(job.id(), SETTLED).orElse(job), true));
     }
 
-    private Reply retryFailed(Exchange x) {
+    Reply retryFailed(Exchange x) {
         JsonBody body = x.body().requireOnly(List.of("llm_model"));
         String model = body.string("llm_model", 64).map(m -> modelField(m)).orElse(null);
         Task<NovelProoferJob.State> job = existing(x);
         return answer(service.retryFailed(job.id(), command(x, "retry-failed"), model), job.id());
     }
 
-    private Reply merge(Exchange x) {
+    Reply merge(Exchange x) {
         x.body().requireOnly(List.of());
         Task<NovelProoferJob.State> job = existing(x);
         Outcome<NovelProoferJob.State> o = service.merge(job.id(), command(x, "merge"));
@@ -238,7 +236,7 @@ final class JobsApi {
         return Reply.ok(view);
     }
 
-    private Reply reset(Exchange x) {
+    Reply reset(Exchange x) {
         x.body().requireOnly(List.of());
         Task<NovelProoferJob.State> job = existing(x);
         Outcome<NovelProoferJob.State> o = service.reset(job.id(), command(x, "reset"));
@@ -267,19 +265,10 @@ final class JobsApi {
 
     private static Command command(Exchange x, String button) {
         Command c = Command.user(x.actor()).reason("/" + button);
-        String key = key(x);
+        String key = Idempotency.header().key(x).orElse(null);
         return key == null ? c : c.idempotencyKey(button + ":" + key);
     }
 
-    private static @Nullable String key(Exchange x) {
-        Optional<String> key = x.header(IDEMPOTENCY_KEY);
-        if (key.isEmpty() || key.get().isEmpty()) return null;
-        if (!KEY.matcher(key.get()).matches()) {
-            throw new ApiException(400, "INVALID_IDEMPOTENCY_KEY", IDEMPOTENCY_KEY + " must be 1 to 100 letters, digits or . _ : -",
-                    IDEMPOTENCY_KEY, null);
-        }
-        return key.get();
-    }
 
     private Task<NovelProoferJob.State> existing(Exchange x) {
         long id = x.id("id");

@@ -8,9 +8,7 @@ import dev.statekit.core.Outcome;
 import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.runtime.Retention;
 import dev.statekit.core.Task;
-import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
-import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.NovelProoferChunk;
@@ -18,27 +16,25 @@ import dev.statekit.examples.NovelProoferJob;
 import dev.statekit.examples.hosts.NovelProoferHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Fires;
+import dev.statekit.examples.serve.Options;
 import dev.statekit.examples.serve.Reply;
 import dev.statekit.examples.serve.Router;
 import dev.statekit.examples.serve.ServeContext;
 import dev.statekit.examples.serve.Service;
+import dev.statekit.examples.serve.SystemService;
 import dev.statekit.store.TaskQuery;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * runtime puts them back to pending (lease-expiry recovery), so a second process that still runs
  * never has its chunks taken from it.
  */
-public final class NovelProoferService implements Service {
+public final class NovelProoferService extends SystemService {
     /** How often the sweep runs, in seconds. */
     static final int SWEEP_SECONDS = 2;
     /** The job attribute saying whether the job is validated at once ({@value #AUTO}) or when asked ({@value #MANUAL}). */
@@ -91,13 +87,29 @@ public final class NovelProoferService implements Service {
 
     private static final Logger log = LoggerFactory.getLogger(NovelProoferService.class);
 
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
+    static final Options.Option<Double> LLM_FAILURE_RATE = Options.rate("llm-failure-rate", 0.1,
+            "how often an LLM call fails with 429/503 and is retried");
+    static final Options.Option<Double> LLM_FATAL_RATE = Options.rate("llm-fatal-rate", 0, "how often an LLM call fails with 400, its chunk in error");
+    static final Options.Option<String> LLM_MODEL = Options.text("llm-model", "NAME", NovelProoferHost.MODEL, "the model of jobs that name none");
+    static final Options.Option<Integer> CHUNK_CHARS = Options.integer("chunk-chars", 2000, JobsApi.MIN_CHUNK_CHARS, JobsApi.MAX_CHUNK_CHARS,
+            "the most characters of a chunk, " + JobsApi.MIN_CHUNK_CHARS + " to " + JobsApi.MAX_CHUNK_CHARS);
+    static final Options.Option<Integer> WORK_MILLIS = Options.integer("work-millis", 200, 0, 600_000, "how long a simulated LLM call takes, in ms");
+    static final Options.Option<Integer> WORKERS = Options.integer("workers", 3, 1, 64, "how many chunks this process proofreads at once, 1 to 64");
+    static final Options.Option<Integer> LEASE_SECONDS = Options.integer("lease-seconds", 30, 2, 3600,
+            "how soon the work of a process that died is taken over, 2 to 3600");
+    static final Options.Option<Boolean> SAMPLE = Options.bool("sample", false, "create a sample job at start when there is none");
+
+    /** The factory of {@code examples serve novel-proofer}. */
+    public static final Service.Factory FACTORY = new SystemService.Factory("novel-proofer",
+            "proofreading jobs: validate, proofread the chunks with a simulated LLM, merge into a file (seeds 000, 001)",
+            Options.of(LLM_FAILURE_RATE, LLM_FATAL_RATE, LLM_MODEL, CHUNK_CHARS, WORK_MILLIS, WORKERS, LEASE_SECONDS, SAMPLE),
+            NovelProoferService::new);
+
     private final ServeContext context;
     private final Settings settings;
     private final NovelProoferHost host;
     private final OutputFiles outputs;
-    private final ScheduledExecutorService sweeper;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * The service's options.
@@ -114,103 +126,62 @@ public final class NovelProoferService implements Service {
     record Settings(double retryableRate, double fatalRate, int chunkChars, Duration work, int workers, Duration lease, String model,
                     boolean sample) {
         static Settings of(ServeContext context) {
-            return new Settings(
-                    context.rate("llm-failure-rate", 0.1),
-                    context.rate("llm-fatal-rate", 0),
-                    context.integer("chunk-chars", 2000, JobsApi.MIN_CHUNK_CHARS, JobsApi.MAX_CHUNK_CHARS),
-                    Duration.ofMillis(context.integer("work-millis", 200, 0, 600_000)),
-                    context.integer("workers", 3, 1, 64),
-                    Duration.ofSeconds(context.integer("lease-seconds", 30, 2, 3600)),
-                    JobsApi.model(context.option("llm-model").orElse(NovelProoferHost.MODEL), "--llm-model"),
-                    context.flag("sample", false));
+            return new Settings(context.get(LLM_FAILURE_RATE), context.get(LLM_FATAL_RATE), context.get(CHUNK_CHARS),
+                    Duration.ofMillis(context.get(WORK_MILLIS)), context.get(WORKERS), Duration.ofSeconds(context.get(LEASE_SECONDS)),
+                    JobsApi.model(context.get(LLM_MODEL), "--llm-model"), context.get(SAMPLE));
         }
-    }
-
-    /** The factory of {@code examples serve novel-proofer}. */
-    public static final class Factory implements Service.Factory {
-        @Override
-        public String name() {
-            return "novel-proofer";
-        }
-
-        @Override
-        public String summary() {
-            return "proofreading jobs: validate, proofread the chunks with a simulated LLM, merge into a file (seeds 000, 001)";
-        }
-
-        @Override
-        public Map<String, String> options() {
-            Map<String, String> o = new LinkedHashMap<>();
-            o.put("llm-failure-rate", "how often an LLM call fails with 429/503 and is retried, 0 to 1 (default 0.1)");
-            o.put("llm-fatal-rate", "how often an LLM call fails with 400, its chunk in error, 0 to 1 (default 0)");
-            o.put("llm-model", "the model of jobs that name none (default " + NovelProoferHost.MODEL + ")");
-            o.put("chunk-chars", "the most characters of a chunk, " + JobsApi.MIN_CHUNK_CHARS + " to " + JobsApi.MAX_CHUNK_CHARS + " (default 2000)");
-            o.put("work-millis", "how long a simulated LLM call takes, in ms (default 200)");
-            o.put("workers", "how many chunks this process proofreads at once, 1 to 64 (default 3)");
-            o.put("lease-seconds", "how soon the work of a process that died is taken over, 2 to 3600 (default 30)");
-            o.put("sample", "true: create a sample job at start when there is none (default false)");
-            return o;
-        }
-
-        @Override
-        public Service create(ServeContext context) throws IOException {
-            return new NovelProoferService(context);
-        }
-    }
-
-    /** Returns the factory of {@code examples serve novel-proofer}. */
-    public static Service.Factory factory() {
-        return new Factory();
     }
 
     NovelProoferService(ServeContext context) throws IOException {
+        this(context, Settings.of(context), new AtomicReference<>());
+    }
+
+    /**
+     * Builds the host, whose runtime runs the {@link Step} tasks with {@link #runStep}: the step
+     * worker reaches this service through {@code self}, set here before the runtime can start.
+     */
+    private NovelProoferService(ServeContext context, Settings settings, AtomicReference<NovelProoferService> self) throws IOException {
+        this(context, settings, new NovelProoferHost(context.store(), context.clock(), null, context.owner(), settings.workers(),
+                new SimulatedLlm(context.clock(), settings.retryableRate(), settings.fatalRate(), settings.work(),
+                        context.dataDir().resolve("llm-ledger.log"), context.owner()), settings.lease(),
+                b -> b.register(Step.MACHINE, Step.QUEUE, ctx -> self.get().runStep(ctx), QueueOptions.defaults())
+                        .retain(Step.MACHINE, Retention.delete(Duration.ofHours(1)))));
+        self.set(this);
+    }
+
+    private NovelProoferService(ServeContext context, Settings settings, NovelProoferHost host) throws IOException {
+        super(new Host(host.engine(), host.runtime(), host::start, host::close),
+                List.of(NovelProoferJob.MACHINE, NovelProoferChunk.MACHINE, Step.MACHINE), List.of(NovelProoferHost.QUEUE, Step.QUEUE),
+                Duration.ofSeconds(10));
         this.context = context;
-        this.settings = Settings.of(context);
+        this.settings = settings;
+        this.host = host;
         this.outputs = new OutputFiles(context.dataDir(), context.clock(), context.owner());
-        SimulatedLlm llm = new SimulatedLlm(context.clock(), settings.retryableRate(), settings.fatalRate(), settings.work(),
-                context.dataDir().resolve("llm-ledger.log"), context.owner());
-        this.host = new NovelProoferHost(context.store(), context.clock(), null, context.owner(), settings.workers(), llm, settings.lease(),
-                b -> b.register(Step.MACHINE, Step.QUEUE, this::runStep, QueueOptions.defaults())
-                        .retain(Step.MACHINE, Retention.delete(Duration.ofHours(1))));
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "novel-proofer-sweep");
-            t.setDaemon(true);
-            return t;
-        });
+        every("novel-proofer-sweep", Duration.ofSeconds(SWEEP_SECONDS), this::sweep);
     }
 
     // --- Service -------------------------------------------------------------------------------
 
     @Override
-    public TransitionEngine engine() {
-        return host.engine();
-    }
-
-    @Override
-    public TaskRuntime runtime() {
-        return host.runtime();
-    }
-
-    @Override
-    public List<Machine<?, ?>> machines() {
-        return List.of(NovelProoferJob.MACHINE, NovelProoferChunk.MACHINE, Step.MACHINE);
-    }
-
-    @Override
-    public List<String> queues() {
-        return List.of(NovelProoferHost.QUEUE, Step.QUEUE);
-    }
-
-    @Override
     public void routes(Router router) {
-        new JobsApi(this).routes(router);
+        JobsApi api = new JobsApi(this);
+        router.post("/jobs", api::create)
+                .post("/jobs/sample", api::sample)
+                .get("/jobs", api::list)
+                .get("/jobs/{id}", api::get)
+                .get("/jobs/{id}/chunks", api::chunks)
+                .get("/jobs/{id}/output", api::output)
+                .post("/jobs/{id}/validate", api::validate)
+                .post("/jobs/{id}/process", api::process)
+                .post("/jobs/{id}/pause", api::pause)
+                .post("/jobs/{id}/retry-failed", api::retryFailed)
+                .post("/jobs/{id}/merge", api::merge)
+                .post("/jobs/{id}/reset", api::reset);
     }
 
+    /** Creates the sample job, when asked to and there is no job. */
     @Override
-    public void start() {
-        if (!started.compareAndSet(false, true)) throw new IllegalStateException("the service is started already");
-        host.start();
-        sweeper.scheduleWithFixedDelay(this::sweep, 0, SWEEP_SECONDS, TimeUnit.SECONDS);
+    protected void started() {
         if (settings.sample() && engine().query(NovelProoferJob.MACHINE, TaskQuery.all().machine(NovelProoferJob.MACHINE.name()).limit(1))
                 .items().isEmpty()) {
             Created<NovelProoferJob.State> c = create(SAMPLE_TITLE, sampleText(), SAMPLE_CHUNK_CHARS, settings.model(), true, true,
@@ -241,35 +212,15 @@ public final class NovelProoferService implements Service {
         if (machine.name().equals(NovelProoferChunk.MACHINE.name()) && event.equals(NovelProoferChunk.Event.RETRY_FAILED.name())) {
             return host.retryChunk(id, command);
         }
-        return Service.super.fireUser(machine, id, event, actor);
+        return super.fireUser(machine, id, event, actor);
     }
 
     @Override
     public Reply retryFailedChildren(Machine<?, ?> machine, long id, String actor) {
-        if (!machine.name().equals(NovelProoferJob.MACHINE.name())) return Service.super.retryFailedChildren(machine, id, actor);
+        if (!machine.name().equals(NovelProoferJob.MACHINE.name())) return super.retryFailedChildren(machine, id, actor);
         if (engine().find(NovelProoferJob.MACHINE, id).isEmpty()) throw ApiException.notFound("job", id);
         Outcome<NovelProoferJob.State> o = retryFailed(id, Command.user(actor).reason("/retry-failed"), null);
         return Fires.reply(NovelProoferJob.MACHINE, o, 200, Fires.applied(o));
-    }
-
-    @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) return;
-        sweeper.shutdownNow();
-        try {
-            if (!sweeper.awaitTermination(30, TimeUnit.SECONDS)) log.warn("novel-proofer: the sweep did not stop within 30 s");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try {
-            if (started.get()) host.runtime().stop(Duration.ofSeconds(10)).get(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            log.warn("novel-proofer: the runtime did not stop cleanly: {}", e.toString());
-        } finally {
-            host.close();
-        }
     }
 
     // --- the buttons ---------------------------------------------------------------------------
@@ -442,7 +393,7 @@ public final class NovelProoferService implements Service {
             }
             host.deleteReset(100);
         } catch (RuntimeException e) {
-            if (!closed.get()) log.warn("novel-proofer: the sweep failed, the next one tries again: {}", e.toString());
+            if (!closing()) log.warn("novel-proofer: the sweep failed, the next one tries again: {}", e.toString());
         }
     }
 

@@ -3,20 +3,21 @@ package dev.statekit.examples.serve.readdo;
 import dev.statekit.core.Created;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
-import dev.statekit.core.RefusalCode;
 import dev.statekit.core.Task;
-import dev.statekit.core.runtime.TaskRuntime;
-import dev.statekit.core.TransitionEngine;
 import dev.statekit.examples.ReadDoItem;
 import dev.statekit.examples.ReadDoItem.State;
 import dev.statekit.examples.hosts.ReadDoHost;
 import dev.statekit.examples.serve.ApiException;
 import dev.statekit.examples.serve.Exchange;
+import dev.statekit.examples.serve.Fires;
+import dev.statekit.examples.serve.Idempotency;
+import dev.statekit.examples.serve.Options;
 import dev.statekit.examples.serve.JsonBody;
 import dev.statekit.examples.serve.Reply;
 import dev.statekit.examples.serve.Router;
 import dev.statekit.examples.serve.ServeContext;
 import dev.statekit.examples.serve.Service;
+import dev.statekit.examples.serve.SystemService;
 import dev.statekit.store.Page;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
@@ -32,13 +33,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code examples serve read-do}: the Read→Do item service of seed 002 (its API, sections 3 to 5
@@ -58,9 +53,22 @@ import org.slf4j.LoggerFactory;
  * options. Export files go to {@code DATA/exports/}, once per export key; the call and export
  * ledgers to {@code DATA/logs/}.
  */
-public final class ReadDoService implements Service {
+public final class ReadDoService extends SystemService {
+    // the service's own options: name, value, default and description, listed by `serve --help` and parsed by `serve`
+    static final Options.Option<Double> EXTRACT_FAILURE_RATE = Options.rate("extract-failure-rate", 0, "how often the simulated extractor fails");
+    static final Options.Option<Double> AI_FAILURE_RATE = Options.rate("ai-failure-rate", 0, "how often a call of the simulated AI fails");
+    static final Options.Option<Double> EXPORT_FAILURE_RATE = Options.rate("export-failure-rate", 0, "how often an export's render or write fails");
+    static final Options.Option<Integer> WORK_MILLIS = Options.integer("work-millis", 200, 0, 60_000, "how long each simulated call takes, in ms");
+    static final Options.Option<Integer> WORKERS = Options.integer("workers", 2, 1, 16, "how many items this process processes at once");
+    static final Options.Option<Integer> LEASE_SECONDS = Options.integer("lease-seconds", 30, 1, 3600,
+            "how long a processing lease lasts unless renewed");
+    static final Options.Option<String> EXPORTS = Options.path("exports", "DIR", "exports", "the folder of the card files, relative to --data");
+
     /** The service's factory, as {@code examples serve} lists it. */
-    public static final Service.Factory FACTORY = new Factory();
+    public static final Service.Factory FACTORY = new SystemService.Factory("read-do",
+            "Read→Do: captured links through extract, summarize, score, todos and card to ready items, exported as card files",
+            Options.of(EXTRACT_FAILURE_RATE, AI_FAILURE_RATE, EXPORT_FAILURE_RATE, WORK_MILLIS, WORKERS, LEASE_SECONDS, EXPORTS),
+            ReadDoService::new);
 
     /** The refusal of {@code /process} from QUEUED. */
     public static final String ALREADY_QUEUED = "ALREADY_QUEUED";
@@ -79,84 +87,56 @@ public final class ReadDoService implements Service {
     static final int MAX_INTENT = 1000;
     /** The longest key ({@code capture_id}, {@code process_request_id}, {@code export_key}) accepted. */
     static final int MAX_KEY = 200;
+    /** The key of a capture (seed 002 §5.2): the same {@code capture_id} returns the same item. */
+    static final Idempotency CAPTURE_ID = Idempotency.field("capture_id", MAX_KEY);
+    /** The key of a process request: the same {@code process_request_id} changes nothing again. */
+    static final Idempotency PROCESS_REQUEST_ID = Idempotency.field("process_request_id", MAX_KEY);
+    /** The key of an export, required: an export key is exported once. */
+    static final Idempotency EXPORT_KEY = Idempotency.field("export_key", MAX_KEY).required();
 
-    private static final Logger log = LoggerFactory.getLogger(ReadDoService.class);
+    /** How the routes word a refusal: the route's code where the table has no row, and the actions allowed now. */
+    private static final Fires.Wording<State> PROCESS = wording(s -> s == State.QUEUED ? ALREADY_QUEUED : PROCESS_NOT_ALLOWED,
+            "process is allowed from CAPTURED, READY, FAILED_* and ARCHIVED");
+    private static final Fires.Wording<State> EXPORT = wording(s -> EXPORT_NOT_ALLOWED, "export is allowed from READY, SHIPPED and FAILED_EXPORT");
+    private static final Fires.Wording<State> ARCHIVE = wording(s -> ARCHIVE_NOT_ALLOWED,
+            "archive is allowed from CAPTURED, QUEUED, READY, FAILED_* and SHIPPED");
+    private static final Fires.Wording<State> UNARCHIVE = wording(s -> NOT_ARCHIVED, "unarchive is allowed from ARCHIVED");
     private static final Set<String> ARCHIVE_REASONS = new LinkedHashSet<>(List.of("USER_ARCHIVE", "SYSTEM_SKIP", "FAILURE_ARCHIVE"));
 
     private final ReadDoHost host;
-    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private ReadDoService(ServeContext context) throws IOException {
+        this(host(context));
+    }
 
     private ReadDoService(ReadDoHost host) {
+        super(new Host(host.engine(), host.runtime(), host::start, host::close), List.of(ReadDoItem.MACHINE), List.of(ReadDoHost.QUEUE),
+                Duration.ofSeconds(10));
         this.host = host;
     }
 
-    /** The factory of {@code read-do}. */
-    private static final class Factory implements Service.Factory {
-        @Override
-        public String name() {
-            return "read-do";
-        }
+    private static ReadDoHost host(ServeContext context) throws IOException {
+        Chance extract = new Chance(context.get(EXTRACT_FAILURE_RATE));
+        Chance ai = new Chance(context.get(AI_FAILURE_RATE));
+        Chance export = new Chance(context.get(EXPORT_FAILURE_RATE));
+        Duration work = Duration.ofMillis(context.get(WORK_MILLIS));
+        int workers = context.get(WORKERS);
+        Duration lease = Duration.ofSeconds(context.get(LEASE_SECONDS));
+        Duration poll = lease.dividedBy(2).compareTo(Duration.ofSeconds(1)) < 0 ? lease.dividedBy(2) : Duration.ofSeconds(1);
+        Ledger calls = new Ledger(context.dataDir().resolve("logs").resolve("calls.log"));
+        Ledger exports = new Ledger(context.dataDir().resolve("logs").resolve("exports.log"));
+        Pipeline pipeline = new Pipeline(new SimulatedExtractor(extract, work), new SimulatedAi(ai, work), calls, context.owner());
+        CardFiles cards = new CardFiles(context.dataDir(), context.path(EXPORTS), export, exports, context.owner());
+        return new ReadDoHost(context.store(), context.clock(), null, new ReadDoHost.Settings(context.owner(), workers, lease, poll), pipeline, cards);
+    }
 
-        @Override
-        public String summary() {
-            return "Read→Do: captured links through extract, summarize, score, todos and card to ready items, exported as card files";
-        }
-
-        @Override
-        public Map<String, String> options() {
-            Map<String, String> o = new LinkedHashMap<>();
-            o.put("extract-failure-rate", "how often the simulated extractor fails, 0 to 1 (default 0)");
-            o.put("ai-failure-rate", "how often a call of the simulated AI fails, 0 to 1 (default 0)");
-            o.put("export-failure-rate", "how often an export's render or write fails, 0 to 1 (default 0)");
-            o.put("work-millis", "how long each simulated call takes, in ms (default 200)");
-            o.put("workers", "how many items this process processes at once (default 2)");
-            o.put("lease-seconds", "how long a processing lease lasts unless renewed (default 30)");
-            o.put("exports", "the folder of the card files, relative to --data (default exports)");
-            return o;
-        }
-
-        @Override
-        public Service create(ServeContext context) throws IOException {
-            Chance extract = new Chance(context.rate("extract-failure-rate", 0));
-            Chance ai = new Chance(context.rate("ai-failure-rate", 0));
-            Chance export = new Chance(context.rate("export-failure-rate", 0));
-            Duration work = Duration.ofMillis(context.integer("work-millis", 200, 0, 60_000));
-            int workers = context.integer("workers", 2, 1, 16);
-            Duration lease = Duration.ofSeconds(context.integer("lease-seconds", 30, 1, 3600));
-            Duration poll = lease.dividedBy(2).compareTo(Duration.ofSeconds(1)) < 0 ? lease.dividedBy(2) : Duration.ofSeconds(1);
-            Ledger calls = new Ledger(context.dataDir().resolve("logs").resolve("calls.log"));
-            Ledger exports = new Ledger(context.dataDir().resolve("logs").resolve("exports.log"));
-            Pipeline pipeline = new Pipeline(new SimulatedExtractor(extract, work), new SimulatedAi(ai, work), calls, context.owner());
-            CardFiles cards = new CardFiles(context.dataDir(), context.path("exports", "exports"), export, exports, context.owner());
-            ReadDoHost host = new ReadDoHost(context.store(), context.clock(), null,
-                    new ReadDoHost.Settings(context.owner(), workers, lease, poll), pipeline, cards);
-            return new ReadDoService(host);
-        }
+    private static Fires.Wording<State> wording(Function<State, String> codeOf, String rule) {
+        return new Fires.Wording<>("item", codeOf, rule, ItemView::allowed);
     }
 
     /** Returns the host. */
     public ReadDoHost host() {
         return host;
-    }
-
-    @Override
-    public TransitionEngine engine() {
-        return host.engine();
-    }
-
-    @Override
-    public TaskRuntime runtime() {
-        return host.runtime();
-    }
-
-    @Override
-    public List<Machine<?, ?>> machines() {
-        return List.of(ReadDoItem.MACHINE);
-    }
-
-    @Override
-    public List<String> queues() {
-        return List.of(ReadDoHost.QUEUE);
     }
 
     @Override
@@ -168,11 +148,6 @@ public final class ReadDoService implements Service {
         router.post("/items/{id}/export", this::export);
         router.post("/items/{id}/archive", this::archive);
         router.post("/items/{id}/unarchive", this::unarchive);
-    }
-
-    @Override
-    public void start() {
-        host.start();
     }
 
     /**
@@ -190,23 +165,8 @@ public final class ReadDoService implements Service {
                 yield host.export(id, "card-" + item.attribute(ReadDoItem.RUN_ID), actor).outcome();
             }
             case "EXPORT_FAILED" -> throw new ApiException(409, "NOT_SUPPORTED", "an export failure is reported by the export itself");
-            default -> Service.super.fireUser(machine, id, event, actor);
+            default -> super.fireUser(machine, id, event, actor);
         };
-    }
-
-    /** Stops the runtime: running pipelines get 10 s to finish, then their items are released to the queue. */
-    @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) return;
-        try {
-            host.runtime().stop(Duration.ofSeconds(10)).get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            log.warn("the read-do runtime did not stop cleanly: {}", e.toString());
-        } finally {
-            host.close();
-        }
     }
 
     // --- routes ------------------------------------------------------------------------------
@@ -216,7 +176,7 @@ public final class ReadDoService implements Service {
         String url = body.requireString("url", MAX_URL);
         checkUrl(url);
         String intent = body.requireString("intent", MAX_INTENT);
-        String captureId = body.string("capture_id", MAX_KEY).orElse(null);
+        String captureId = CAPTURE_ID.key(x).orElse(null);
         Created<State> c = host.capture(url, Map.of(Pipeline.INTENT, intent), captureId);
         Map<String, Object> view = ItemView.full(host.engine().find(ReadDoItem.MACHINE, c.task().id()).orElse(c.task()));
         view.put("replayed", !c.created());
@@ -271,20 +231,18 @@ public final class ReadDoService implements Service {
 
     private Reply process(Exchange x) {
         long id = x.id("id");
-        JsonBody body = x.body().requireOnly(List.of("process_request_id"));
-        String requestId = body.string("process_request_id", MAX_KEY).orElse(null);
-        Outcome.Applied<State> a = applied(host.process(id, requestId, x.actor()), id,
-                s -> s == State.QUEUED ? ALREADY_QUEUED : PROCESS_NOT_ALLOWED,
-                "process is allowed from CAPTURED, READY, FAILED_* and ARCHIVED");
+        x.body().requireOnly(List.of("process_request_id"));
+        String requestId = PROCESS_REQUEST_ID.key(x).orElse(null);
+        Outcome.Applied<State> a = Fires.applied(ReadDoItem.MACHINE, id, host.process(id, requestId, x.actor()), PROCESS);
         return changed(a);
     }
 
     private Reply export(Exchange x) {
         long id = x.id("id");
-        JsonBody body = x.body().requireOnly(List.of("export_key"));
-        String key = body.requireString("export_key", MAX_KEY);
+        x.body().requireOnly(List.of("export_key"));
+        String key = EXPORT_KEY.key(x).orElseThrow();
         ReadDoHost.Export e = host.export(id, key, x.actor());
-        Outcome.Applied<State> a = applied(e.outcome(), id, s -> EXPORT_NOT_ALLOWED, "export is allowed from READY, SHIPPED and FAILED_EXPORT");
+        Outcome.Applied<State> a = Fires.applied(ReadDoItem.MACHINE, id, e.outcome(), EXPORT);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("item_id", id);
         reply.put("state", a.task().state().name());
@@ -309,8 +267,7 @@ public final class ReadDoService implements Service {
         long id = x.id("id");
         JsonBody body = x.body().requireOnly(List.of("archive_reason"));
         String reason = body.oneOf("archive_reason", ARCHIVE_REASONS).orElse(null);
-        Outcome.Applied<State> a = applied(host.archive(id, reason, x.actor()), id, s -> ARCHIVE_NOT_ALLOWED,
-                "archive is allowed from CAPTURED, QUEUED, READY, FAILED_* and SHIPPED");
+        Outcome.Applied<State> a = Fires.applied(ReadDoItem.MACHINE, id, host.archive(id, reason, x.actor()), ARCHIVE);
         return changed(a);
     }
 
@@ -318,8 +275,7 @@ public final class ReadDoService implements Service {
         long id = x.id("id");
         JsonBody body = x.body().requireOnly(List.of("regenerate"));
         boolean regenerate = body.bool("regenerate").orElse(false);
-        Outcome.Applied<State> a = applied(host.unarchive(id, regenerate, x.actor()), id, s -> NOT_ARCHIVED,
-                "unarchive is allowed from ARCHIVED");
+        Outcome.Applied<State> a = Fires.applied(ReadDoItem.MACHINE, id, host.unarchive(id, regenerate, x.actor()), UNARCHIVE);
         return changed(a);
     }
 
@@ -328,26 +284,5 @@ public final class ReadDoService implements Service {
         Map<String, Object> view = ItemView.full(a.task());
         view.put("replayed", a.replayed());
         return Reply.ok(view);
-    }
-
-    /**
-     * Returns {@code outcome} when applied; throws its refusal otherwise: 404 for an unknown item,
-     * else the refusal's status with the route's code ({@code codeOf} the state) where the table
-     * has no row, the named refusal's or guard's code where it has one, and the actions allowed now.
-     */
-    private static Outcome.Applied<State> applied(Outcome<State> outcome, long id, Function<State, String> codeOf, String rule) {
-        if (outcome instanceof Outcome.Applied<State> a) return a;
-        Outcome.Refused<State> r = (Outcome.Refused<State>) outcome;
-        if (r.code() == RefusalCode.NOT_FOUND) throw ApiException.notFound("item", id);
-        State state = r.state();
-        String code = r.reasonCode();
-        String message = r.message();
-        if (r.code() == RefusalCode.ILLEGAL_TRANSITION && state != null) {
-            // the table has no row: the route's code, unless the machine names the refusal (PROCESSING_IN_PROGRESS)
-            if (code.equals(RefusalCode.ILLEGAL_TRANSITION.name())) code = codeOf.apply(state);
-            message = "item " + id + " is " + state + "; " + rule;
-        }
-        List<String> allowed = state == null ? List.of() : ItemView.allowed(state);
-        throw new ApiException(r.code().httpStatus(), code, message, null, allowed);
     }
 }

@@ -15,6 +15,7 @@ import dev.statekit.core.Verdict;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.serve.Reply;
+import dev.statekit.examples.serve.Options;
 import dev.statekit.examples.serve.Router;
 import dev.statekit.examples.serve.ServeContext;
 import dev.statekit.examples.serve.Service;
@@ -139,8 +140,8 @@ final class DashboardTestService implements Service {
         }
 
         @Override
-        public Map<String, String> options() {
-            return Map.of();
+        public Options options() {
+            return Options.none();
         }
 
         @Override
