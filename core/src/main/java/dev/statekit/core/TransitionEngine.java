@@ -170,7 +170,7 @@ public final class TransitionEngine {
 
     /**
      * Runs resolution passes over the groups owned by tasks of {@code machines} until none is left
-     * to resolve (at most {@code maxPasses} passes of up to 200 groups). A {@link TaskRuntime} does
+     * to resolve (at most {@code maxPasses} passes of up to 200 groups). A {@link dev.statekit.core.runtime.TaskRuntime} does
      * this by itself; call it where no runtime runs, or to resolve at a chosen instant in a test.
      *
      * @return how many groups were resolved
@@ -229,7 +229,7 @@ public final class TransitionEngine {
 
     /**
      * Returns the history of task {@code id}, oldest first, whether the task is in the store's hot
-     * table or archived ({@link Retention}); empty when it has none or does not exist.
+     * table or archived ({@link dev.statekit.core.runtime.Retention}); empty when it has none or does not exist.
      */
     public List<HistoryEntry> history(long id) {
         List<HistoryEntry> hot = store.history(id);
@@ -240,7 +240,7 @@ public final class TransitionEngine {
     /**
      * Returns the history of task {@code id} of {@code machine}, oldest first, in the machine's
      * states and events, whether the task is in the store's hot table or archived
-     * ({@link Retention}); empty when no such task of {@code machine} is in either.
+     * ({@link dev.statekit.core.runtime.Retention}); empty when no such task of {@code machine} is in either.
      *
      * @throws StatekitException {@code SCHEMA_DRIFT}, naming the task, when an
      *                                              entry names a state the machine does not know
@@ -250,7 +250,7 @@ public final class TransitionEngine {
     }
 
     /**
-     * Returns task {@code id} of {@code machine} from the archive, where {@link Retention} moved it
+     * Returns task {@code id} of {@code machine} from the archive, where {@link dev.statekit.core.runtime.Retention} moved it
      * once it had finished, as it was when it moved; empty when no such task of {@code machine} is
      * archived (a task still in the hot table is read with {@link #find}). Its history:
      * {@link #history(Machine, long)}.

@@ -1,6 +1,12 @@
 /**
  * Implementation details of statekit core. Not API: anything here may change without notice,
  * and no public signature outside this package mentions its types.
+ *
+ * <p>{@link dev.statekit.core.internal.Kernel} is the engine's door for the runtime and the
+ * operations: changes with the runtime's {@link dev.statekit.core.internal.Adjust}ments, requeues
+ * and reorders, writes of known records, listener announcements, group passes that report each
+ * {@link dev.statekit.core.internal.GroupResolved}, and the machine facts the runtime acts on.
+ * {@link dev.statekit.core.internal.SystemClock} is the clock of {@code Clock.system()}.
  */
 @NullMarked
 package dev.statekit.core.internal;
