@@ -22,6 +22,8 @@ class PackageMapTest {
     /** The API packages and the source directories of their modules. */
     static final Map<String, String> PACKAGES = Map.of(
             "dev.statekit.core", "core/src/main/java",
+            "dev.statekit.core.runtime", "core/src/main/java",
+            "dev.statekit.core.ops", "core/src/main/java",
             "dev.statekit.core.spi", "core/src/main/java",
             "dev.statekit.store", "store-spi/src/main/java",
             "dev.statekit.store.support", "store-spi/src/main/java",
