@@ -303,7 +303,7 @@ class GroupsTest {
             engine.fire(CHUNK, chunk.id(), ChunkEvent.RETRY, Command.user("ann"));
             finish(claim(1).get(0), ChunkEvent.COMPLETE);     // retried and done again before any pass saw it open
             assertThat(store.resolveGroups(List.of(JOB.name()), clock.now(), 10,
-                    new GroupDecider(Groups.registry(List.of(JOB)), clock.now()))).isEqualTo(1);
+                    new GroupDecider(Groups.registry(List.of(JOB)), clock.now())).resolved()).isEqualTo(1);
             assertThat(state(job)).isEqualTo("PROCESSING");   // one pass re-opens the parent, and leaves the group awaiting
             assertThat(store.group(job).orElseThrow().awaiting()).isTrue();
             resolve(JOB);                                     // the next pass settles it anew

@@ -2,6 +2,7 @@ package dev.statekit.core;
 
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
@@ -298,7 +299,7 @@ final class RuntimeModelStore implements Store {
     }
 
     @Override
-    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+    public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         return store.resolveGroups(ownerMachines, now, max, resolver);
     }
 

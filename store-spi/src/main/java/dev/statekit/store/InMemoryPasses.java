@@ -2,6 +2,7 @@ package dev.statekit.store;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The resolution passes of an {@link InMemoryStore}, one owner at a time (the store serialises
@@ -20,13 +21,16 @@ final class InMemoryPasses {
         this.groups = groups;
     }
 
-    /** Resolves the group of {@code ownerId}; returns whether its decision was written. */
-    boolean resolveOne(long ownerId, GroupResolver resolver) {
+    /**
+     * Resolves the group of {@code ownerId}, adding the changes it writes to {@code written}; returns
+     * the group as written, or null when its decision was not written.
+     */
+    @Nullable GroupRecord resolveOne(long ownerId, GroupResolver resolver, List<GroupPass.Written> written) {
         InMemorySlots.Slot slot = tasks.get(ownerId);
         InMemoryGroups.Group g = groups.get(ownerId);
         if (slot == null || g == null) {
             groups.drain(ownerId);
-            return false;
+            return null;
         }
         java.util.ArrayDeque<InMemoryGroups.Mark> taken;
         GroupResolver.Resolution r;
@@ -43,16 +47,19 @@ final class InMemoryPasses {
             }
         }
         boolean applied;
+        List<GroupPass.Written> changed = new ArrayList<>();
         try {
-            applied = r.changes().isEmpty() || store.applyAll(r.changes()).applied();
+            applied = r.changes().isEmpty() || store.applyWritten(r.changes(), changed).applied();
         } catch (RuntimeException | Error e) {
             groups.restore(ownerId, taken);
             throw e;
         }
         if (!applied) {
             groups.restore(ownerId, taken);
-            return false;
+            return null;
         }
+        written.addAll(changed);
+        GroupRecord record;
         synchronized (slot) {
             long[] none = {0};
             java.util.Map<MemberState, Long> before = new java.util.HashMap<>(g.counts);
@@ -65,10 +72,11 @@ final class InMemoryPasses {
             if (hold != null) g.hold = hold;
             g.awaiting = r.awaiting();
             g.checked = groups.nextCheck();
+            record = g.record();
         }
         if (!r.creates().isEmpty()) store.createAll(r.creates());
         for (long id : r.cancels()) store.requestCancel(id);
-        return true;
+        return record;
     }
 
     private List<TaskRecord> members(InMemoryGroups.Group g, String machine, String state, long afterId, int max) {

@@ -209,9 +209,18 @@ public final class InMemoryStore implements Store {
         return applyAll(changes, List.of());
     }
 
-    // Monitors are taken in ascending id order, so two concurrent writes cannot deadlock.
     @Override
     public ApplyResult applyAll(List<Change> changes, List<GroupWrite> writes) {
+        return applyAll(changes, writes, null);
+    }
+
+    /** Applies {@code changes} as {@link #applyAll(List)} does, adding each task as stored and its entry to {@code written}. */
+    ApplyResult applyWritten(List<Change> changes, List<GroupPass.Written> written) {
+        return applyAll(changes, List.of(), written);
+    }
+
+    // Monitors are taken in ascending id order, so two concurrent writes cannot deadlock.
+    private ApplyResult applyAll(List<Change> changes, List<GroupWrite> writes, @Nullable List<GroupPass.Written> written) {
         if (changes.isEmpty() && writes.isEmpty()) throw new IllegalArgumentException("nothing to write");
         StoreChecks.requireDistinctTasks(changes);
         java.util.TreeMap<Long, @Nullable Slot> involved = new java.util.TreeMap<>();
@@ -234,7 +243,10 @@ public final class InMemoryStore implements Store {
                 if (involved.get(w.parentId()) == null) return ApplyResult.notFound(w.parentId());
                 checkGroupWrite(w);
             }
-            for (Change c : changes) write(Objects.requireNonNull(involved.get(c.next().id())), c.next(), c.entry(), c.reorders());
+            for (Change c : changes) {
+                TaskRecord stored = write(Objects.requireNonNull(involved.get(c.next().id())), c.next(), c.entry(), c.reorders());
+                if (written != null) written.add(new GroupPass.Written(stored, c.entry()));
+            }
             for (GroupWrite w : writes) writeGroup(w, Objects.requireNonNull(involved.get(w.parentId())).task);
             return ApplyResult.APPLIED;
         });
@@ -294,12 +306,16 @@ public final class InMemoryStore implements Store {
     }
 
     @Override
-    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+    public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
         synchronized (groups.passLock) {
-            int resolved = 0;
-            for (long ownerId : groups.pick(ownerMachines, max)) if (passes.resolveOne(ownerId, resolver)) resolved++;
-            return resolved;
+            List<GroupPass.Written> written = new ArrayList<>();
+            List<GroupRecord> resolved = new ArrayList<>();
+            for (long ownerId : groups.pick(ownerMachines, max)) {
+                GroupRecord g = passes.resolveOne(ownerId, resolver, written);
+                if (g != null) resolved.add(g);
+            }
+            return new GroupPass(written, resolved, groups.pending() > 0);
         }
     }
 
@@ -314,8 +330,8 @@ public final class InMemoryStore implements Store {
         return null;
     }
 
-    /** Writes a new snapshot and its entry; the caller holds the slot's monitor. */
-    private void write(Slot slot, TaskRecord next, HistoryEntry entry, boolean reorders) {
+    /** Writes a new snapshot and its entry, and returns the snapshot as stored; the caller holds the slot's monitor. */
+    private TaskRecord write(Slot slot, TaskRecord next, HistoryEntry entry, boolean reorders) {
         TaskRecord old = slot.task;
         next = keepMetadata(old, next, reorders);
         slot.history.add(entry);
@@ -327,6 +343,7 @@ public final class InMemoryStore implements Store {
         slot.task = next;
         index.reindex(old, next);
         groups.changed(old, next, false);
+        return next;
     }
 
     // Priority and sequence change only through reorder or a reordering change; a kept lease keeps its renewed expiry.

@@ -2,6 +2,7 @@ package dev.statekit.store.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.statekit.store.ApplyResult;
@@ -15,6 +16,7 @@ import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.GroupKind;
 import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupResolver.Resolution;
 import dev.statekit.store.GroupWrite;
@@ -312,11 +314,41 @@ public abstract class StoreContract {
     protected int resolveAll(GroupResolver resolver) {
         int resolved = 0;
         for (int pass = 0; pass < 100; pass++) {
-            int n = store.resolveGroups(List.of(MACHINE), T0, 100, resolver);
-            resolved += n;
-            if (n == 0 && store.pendingMarks() == 0) return resolved;
+            GroupPass written = store.resolveGroups(List.of(MACHINE), T0, 100, resolver);
+            assertStored(written);
+            resolved += written.resolved();
+            if (written.resolved() == 0 && !written.marksLeft()) return resolved;
         }
         throw new AssertionError("marks still wait after 100 passes: " + store.pendingMarks());
+    }
+
+    /**
+     * Runs one pass over the groups of {@code machines} at {@link #T0}, checks that what it returns
+     * is what it stored ({@link #assertStored}), and returns how many groups it resolved.
+     */
+    protected int resolveOnce(List<String> machines, int max, GroupResolver resolver) {
+        GroupPass pass = store.resolveGroups(machines, T0, max, resolver);
+        assertStored(pass);
+        return pass.resolved();
+    }
+
+    /**
+     * Checks that a pass returned what it stored, while nothing else has written since: each change's
+     * task as the store has it, its entry in the task's history, each group as the store has it (in
+     * owner id order), and whether marks are left.
+     */
+    protected void assertStored(GroupPass pass) {
+        for (GroupPass.Written w : pass.changes()) {
+            assertThat(store.find(w.task().id())).as("the task the pass wrote").contains(w.task());
+            assertThat(store.history(w.task().id())).as("the entry the pass wrote").contains(w.entry());
+        }
+        List<Long> owners = new ArrayList<>();
+        for (GroupRecord g : pass.groups()) {
+            owners.add(g.ownerId());
+            assertThat(store.group(g.ownerId())).as("the group the pass wrote").contains(g);
+        }
+        assertThat(owners).as("the groups in owner id order").isSorted().doesNotHaveDuplicates();
+        assertThat(pass.marksLeft()).as("whether marks are left").isEqualTo(store.pendingMarks() > 0);
     }
 
     /** A body run on one of several threads; {@code thread} counts from 0. */
@@ -1922,7 +1954,17 @@ public abstract class StoreContract {
                         "FIRST_DONE", false);
             };
 
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, resolver)).isEqualTo(1);
+            GroupPass pass = store.resolveGroups(List.of(MACHINE), T0, 10, resolver);
+            assertStored(pass);
+            assertThat(pass.resolved()).isEqualTo(1);
+            assertThat(pass.changes()).as("the owner's change, as stored").singleElement().satisfies(w -> {
+                assertThat(w.task().id()).isEqualTo(parent.id());
+                assertThat(w.task().state()).isEqualTo("REDUCING");
+                assertThat(w.entry().to()).isEqualTo("REDUCING");
+            });
+            assertThat(pass.groups()).extracting(GroupRecord::ownerId, GroupRecord::resolution)
+                    .containsExactly(tuple(parent.id(), "FIRST_DONE"));
+            assertThat(pass.marksLeft()).as("the owner's own change asks for a look").isTrue();
             assertThat(read).containsExactly(List.of(stillRunning), List.of(done.id()), List.of(), List.of());
             TaskRecord owner = get(parent.id());
             assertThat(owner.state()).isEqualTo("REDUCING");
@@ -1953,7 +1995,11 @@ public abstract class StoreContract {
             GroupResolver conflicting = v -> new Resolution(List.of(move(v.owner(), DONE, null), release(stale, "FAILED")),
                     List.of(spec().key("never").build()), List.of(stale.id()), "ALL_DONE", false);
 
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, conflicting)).isZero();
+            GroupPass refused = store.resolveGroups(List.of(MACHINE), T0, 10, conflicting);
+            assertThat(refused.resolved()).isZero();
+            assertThat(refused.changes()).as("a refused pass returns nothing written").isEmpty();
+            assertThat(refused.groups()).isEmpty();
+            assertThat(refused.marksLeft()).isTrue();
             assertThat(get(parent.id())).isEqualTo(parent);
             assertThat(store.history(parent.id())).isEmpty();
             assertThat(store.query(TaskQuery.all()).items()).hasSize(2);
@@ -1961,7 +2007,7 @@ public abstract class StoreContract {
             assertThat(groupOf(parent.id())).isEqualTo(before);
             assertThat(store.pendingMarks()).isEqualTo(marks);
 
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, KEEP)).as("the next pass takes the marks").isEqualTo(1);
+            assertThat(resolveOnce(List.of(MACHINE), 10, KEEP)).as("the next pass takes the marks").isEqualTo(1);
             assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(DONE), 1L));
             assertThat(store.pendingMarks()).isZero();
         }
@@ -2002,28 +2048,28 @@ public abstract class StoreContract {
                 seen.add(v.owner().id());
                 return new Resolution(List.of(), List.of(), List.of(), null, seen.size() < 5);
             };
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isEqualTo(2);
+            assertThat(resolveOnce(List.of(MACHINE), 10, waiting)).isEqualTo(2);
             assertThat(store.pendingMarks()).isZero();
             assertThat(groupOf(first.id()).awaiting()).isTrue();
             assertThat(groupOf(second.id()).awaiting()).isTrue();
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
+            assertThat(resolveOnce(List.of(MACHINE), 1, waiting)).isEqualTo(1);
+            assertThat(resolveOnce(List.of(MACHINE), 1, waiting)).isEqualTo(1);
+            assertThat(resolveOnce(List.of(MACHINE), 1, waiting)).isEqualTo(1);
             assertThat(seen).containsExactly(first.id(), second.id(), first.id(), second.id(), first.id());
             assertThat(groupOf(first.id()).awaiting()).isFalse();
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isEqualTo(1);
+            assertThat(resolveOnce(List.of(MACHINE), 10, waiting)).isEqualTo(1);
             assertThat(seen).hasSize(6).endsWith(second.id());
             assertThat(groupOf(second.id()).awaiting()).isFalse();
-            assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isZero();
+            assertThat(resolveOnce(List.of(MACHINE), 10, waiting)).isZero();
         }
 
         @Test
         public void aPassTakesOnlyGroupsOfTheMachinesGiven() {
             TaskRecord parent = ownerOfSealed(1);
             long marks = store.pendingMarks();
-            assertThat(store.resolveGroups(List.of("other"), T0, 10, KEEP)).isZero();
+            assertThat(resolveOnce(List.of("other"), 10, KEEP)).isZero();
             assertThat(store.pendingMarks()).isEqualTo(marks);
-            assertThat(store.resolveGroups(List.of("other", MACHINE), T0, 10, KEEP)).isEqualTo(1);
+            assertThat(resolveOnce(List.of("other", MACHINE), 10, KEEP)).isEqualTo(1);
             assertThat(store.pendingMarks()).isZero();
             assertThatThrownBy(() -> store.resolveGroups(List.of(MACHINE), T0, 0, KEEP)).isInstanceOf(IllegalArgumentException.class);
             assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(READY), 1L));

@@ -4,6 +4,7 @@ import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.GroupKind;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.MemberState;
@@ -43,6 +44,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GroupPasses {
     private static final int RETRIES = 2;
+    /** The most tasks one read of the written changes asks for. */
+    private static final int READ_CHUNK = 500;
 
     /** A mark as a pass takes it. */
     private record Mark(long id, @Nullable String machine, @Nullable String from,
@@ -51,8 +54,10 @@ public final class GroupPasses {
     /** How a pass ended: written, or refused (and rolled back) for one owner's decision. */
     private sealed interface Outcome permits Written, Refused {}
 
-    /** The pass wrote its decisions for {@code resolved} groups. */
-    private record Written(int resolved) implements Outcome {}
+    /** The pass wrote its decisions: {@code changes} and {@code groups} as stored. */
+    private record Written(List<GroupPass.Written> changes, List<GroupRecord> groups) implements Outcome {
+        static final Written NONE = new Written(List.of(), List.of());
+    }
 
     /** A version check refused the changes decided for {@code ownerId}; the pass was rolled back. */
     private record Refused(long ownerId) implements Outcome {}
@@ -83,27 +88,32 @@ public final class GroupPasses {
         this.inserts = inserts;
     }
 
-    /** Runs one pass, as {@link dev.statekit.store.Store#resolveGroups} describes; returns how many groups it resolved. */
-    public int resolve(Collection<String> ownerMachines, int max, GroupResolver resolver) {
+    /** Runs one pass, as {@link dev.statekit.store.Store#resolveGroups} describes; returns what it committed. */
+    public GroupPass resolve(Collection<String> ownerMachines, int max, GroupResolver resolver) {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
         Objects.requireNonNull(resolver, "resolver");
         List<String> machines = new ArrayList<>(new TreeSet<>(ownerMachines));
-        if (machines.isEmpty()) return 0;
         return jdbc.transaction("resolving groups", null, c -> {
+            Written written = Written.NONE;
             Set<Long> excluded = new HashSet<>();
-            for (int attempt = 0; ; attempt++) {
+            for (int attempt = 0; !machines.isEmpty(); attempt++) {
                 Outcome outcome = pass(c, machines, max, resolver, excluded);
-                if (outcome instanceof Written w) return w.resolved();
+                if (outcome instanceof Written w) {
+                    written = w;
+                    break;
+                }
                 excluded.add(((Refused) outcome).ownerId());      // rolled back: its marks wait for a later pass
-                if (attempt >= RETRIES) return 0;
+                if (attempt >= RETRIES) break;
             }
+            boolean marksLeft = Jdbc.queryLong(c, gsql.anyMark, Jdbc.NO_PARAMETERS) > 0;
+            return new GroupPass(written.changes(), written.groups(), marksLeft);
         });
     }
 
     private Outcome pass(Connection c, List<String> machines, int max, GroupResolver resolver, Set<Long> excluded) throws SQLException {
         // More candidates than the pass takes: those other passes hold are skipped, the next ones taken.
         List<Long> candidates = pick(c, machines, (int) Math.min(Integer.MAX_VALUE, 2L * max), excluded);
-        if (candidates.isEmpty()) return new Written(0);
+        if (candidates.isEmpty()) return Written.NONE;
         List<TaskRecord> owners = new ArrayList<>();
         int next = 0;
         while (owners.size() < max && next < candidates.size()) {     // in the order picked, a chunk at a time
@@ -117,7 +127,7 @@ public final class GroupPasses {
         List<Long> missed = new ArrayList<>(candidates.subList(0, next));
         missed.removeAll(ids);
         if (!missed.isEmpty()) Jdbc.update(c, gsql.deleteOrphanMarks(missed.size()), ps -> bindIds(ps, 1, missed));
-        if (owners.isEmpty()) return new Written(0);
+        if (owners.isEmpty()) return Written.NONE;
         Map<Long, GroupRows.Stored> groups = new HashMap<>();
         for (GroupRows.Stored g : Jdbc.query(c, gsql.groupsOf(ids.size()), ps -> bindIds(ps, 1, ids), GroupRows::group)) {
             groups.put(g.ownerId(), g);
@@ -145,11 +155,13 @@ public final class GroupPasses {
             records.put(owner.id(), view);
         }
         boolean wakes = false;
+        List<Change> applied = new ArrayList<>();
         for (long owner : resolved) {
             List<Change> changes = decisions.get(owner).changes();
             if (changes.isEmpty()) continue;
             ApplyResult r = writes.writeAll(c, changes);
             if (!r.applied()) return new Refused(owner);
+            applied.addAll(changes);
             wakes = true;
         }
         for (long owner : resolved) {
@@ -180,7 +192,34 @@ public final class GroupPasses {
         }
         if (wakes) ops.notifyWaiters(c);
         if (!resolved.isEmpty()) Jdbc.LOG.debug("resolved the groups of tasks {}", resolved);
-        return new Written(resolved.size());
+        List<GroupRecord> written = new ArrayList<>(resolved.size());
+        for (long owner : resolved) {
+            GroupRecord g = records.get(owner);
+            GroupResolver.Resolution r = decisions.get(owner);
+            Boolean hold = r.hold();
+            written.add(new GroupRecord(owner, g.kind(), g.sealed(), g.total(), g.counts(), r.resolution(),
+                    hold == null ? g.hold() : hold, r.awaiting()));
+        }
+        return new Written(stored(c, applied), written);
+    }
+
+    /** Returns the changes as written: each task read back as stored (the row keeps its place and renewed lease), with its entry. */
+    private List<GroupPass.Written> stored(Connection c, List<Change> applied) throws SQLException {
+        if (applied.isEmpty()) return List.of();
+        Map<Long, TaskRecord> rows = new HashMap<>();
+        for (int from = 0; from < applied.size(); from += READ_CHUNK) {
+            List<Change> chunk = applied.subList(from, Math.min(applied.size(), from + READ_CHUNK));
+            for (TaskRecord t : Jdbc.tasks(c, sql.tasksByIds(chunk.size()), ps -> {
+                for (int i = 0; i < chunk.size(); i++) ps.setLong(i + 1, chunk.get(i).next().id());
+            })) {
+                rows.put(t.id(), t);
+            }
+        }
+        List<GroupPass.Written> written = new ArrayList<>(applied.size());
+        for (Change change : applied) {
+            written.add(new GroupPass.Written(Objects.requireNonNull(rows.get(change.next().id())), change.entry()));
+        }
+        return written;
     }
 
     /** Picks the candidates of a pass: owners with marks, oldest mark first, then owners of awaiting groups, least recently checked first. */
