@@ -1,5 +1,6 @@
 package dev.statekit.store;
 
+import dev.statekit.store.support.GroupLedger;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -32,14 +33,13 @@ final class InMemoryPasses {
             groups.drain(ownerId);
             return null;
         }
-        java.util.ArrayDeque<InMemoryGroups.Mark> taken;
+        java.util.ArrayDeque<GroupLedger.Mark> taken;
         GroupResolver.Resolution r;
-        long[] total = {0};
         synchronized (slot) {
             taken = groups.drain(ownerId);
             try {
-                java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
-                GroupRecord view = g.record().withCounts(total[0], counts);
+                GroupLedger.Counts counted = InMemoryGroups.counted(g, taken);
+                GroupRecord view = g.record().withCounts(counted.total(), counted.counts());
                 r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
             } catch (RuntimeException | Error e) {
                 groups.restore(ownerId, taken);          // a pass that fails writes nothing
@@ -61,12 +61,10 @@ final class InMemoryPasses {
         written.addAll(changed);
         GroupRecord record;
         synchronized (slot) {
-            long[] none = {0};
-            java.util.Map<MemberState, Long> before = new java.util.HashMap<>(g.counts);
-            java.util.Map<MemberState, Long> after = InMemoryGroups.counted(g, taken, none);
-            for (MemberState m : before.keySet()) if (!after.containsKey(m)) g.counts.remove(m);
-            g.counts.putAll(after);
-            g.total = none[0];
+            GroupLedger.Counts after = InMemoryGroups.counted(g, taken);
+            g.counts.clear();
+            g.counts.putAll(after.counts());
+            g.total = after.total();
             g.resolution = r.resolution();
             Boolean hold = r.hold();
             if (hold != null) g.hold = hold;

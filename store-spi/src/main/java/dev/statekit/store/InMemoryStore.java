@@ -3,6 +3,7 @@ package dev.statekit.store;
 import dev.statekit.store.ClaimIndex.Key;
 import dev.statekit.store.InMemorySlots.Slot;
 import dev.statekit.store.support.ClaimPicker;
+import dev.statekit.store.support.GroupLedger;
 import dev.statekit.store.support.StoreChecks;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -169,7 +170,7 @@ public final class InMemoryStore implements Store {
                 g.total++;
                 g.count(new MemberState(member.machine(), member.state()), 1);
             }
-            groups.mark(id, InMemoryGroups.Mark.LOOK);
+            groups.mark(id, GroupLedger.Mark.LOOK);
         }
         return record;
     }
@@ -279,7 +280,7 @@ public final class InMemoryStore implements Store {
         if (w.seal()) g.sealed = true;
         Boolean hold = w.hold();
         if (hold != null) g.hold = hold;
-        groups.mark(w.parentId(), InMemoryGroups.Mark.LOOK);
+        groups.mark(w.parentId(), GroupLedger.Mark.LOOK);
     }
 
     // --- groups -----------------------------------------------------------------------------

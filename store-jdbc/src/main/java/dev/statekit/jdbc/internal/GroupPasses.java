@@ -10,6 +10,8 @@ import dev.statekit.store.GroupResolver;
 import dev.statekit.store.MemberState;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.store.support.GroupLedger;
+import dev.statekit.store.support.GroupLedger.Mark;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,13 +20,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Resolution passes, each one transaction: pick owners with marks (oldest mark first), then owners
@@ -47,9 +47,8 @@ public final class GroupPasses {
     /** The most tasks one read of the written changes asks for. */
     private static final int READ_CHUNK = 500;
 
-    /** A mark as a pass takes it. */
-    private record Mark(long id, @Nullable String machine, @Nullable String from,
-                        @Nullable String to) {}
+    /** A mark as a pass takes it, with its row's id (the order it was written in). */
+    private record Taken(long id, Mark mark) {}
 
     /** How a pass ended: written, or refused (and rolled back) for one owner's decision. */
     private sealed interface Outcome permits Written, Refused {}
@@ -141,9 +140,9 @@ public final class GroupPasses {
         for (TaskRecord owner : owners) {
             GroupRows.Stored g = groups.get(owner.id());
             if (g == null) continue;
-            long[] total = {g.total()};
-            Map<MemberState, Long> after = counted(counts.getOrDefault(owner.id(), Map.of()), marks.getOrDefault(owner.id(), List.of()), total);
-            GroupRecord view = g.record(total[0], after);
+            GroupLedger.Counts after = GroupLedger.counted(g.total(), counts.getOrDefault(owner.id(), Map.of()),
+                    marks.getOrDefault(owner.id(), List.of()));
+            GroupRecord view = g.record(after.total(), after.counts());
             GroupResolver.Resolution r;
             try {
                 r = resolver.resolve(new GroupResolver.View(owner, view, (machine, state, afterId, limit) -> members(c, g, machine, state, afterId, limit)));
@@ -174,7 +173,7 @@ public final class GroupPasses {
                 wakes = true;
             }
             for (long id : r.cancels()) Jdbc.update(c, sql.requestCancel, ps -> ps.setLong(1, id));
-            if (countsMoved(marks.get(owner))) GroupRows.writeCounts(c, gsql, owner, records.get(owner).counts());
+            if (GroupLedger.movesCounts(marks.getOrDefault(owner, List.of()))) GroupRows.writeCounts(c, gsql, owner, records.get(owner).counts());
         }
         try (PreparedStatement ps = c.prepareStatement(gsql.resolveGroup)) {
             for (long owner : resolved) {      // in id order: the earlier owner is checked first
@@ -222,22 +221,19 @@ public final class GroupPasses {
         return written;
     }
 
-    /** Picks the candidates of a pass: owners with marks, oldest mark first, then owners of awaiting groups, least recently checked first. */
+    /**
+     * Picks the candidates of a pass in {@link GroupLedger#passOrder}: owners with marks, oldest mark
+     * first ({@link GroupSql#marked}), then owners of awaiting groups, least recently checked first
+     * ({@link GroupSql#awaiting}, read only when the marked ones do not fill the pass).
+     */
     private List<Long> pick(Connection c, List<String> machines, int want, Set<Long> excluded) throws SQLException {
-        LinkedHashSet<Long> picked = new LinkedHashSet<>();
         int rows = (int) Math.min(10_000, 8L * want + excluded.size());
-        for (long id : Jdbc.query(c, gsql.marked(machines.size()), ps -> bind(ps, machines, rows), rs -> rs.getLong(1))) {
-            if (picked.size() >= want) break;
-            if (!excluded.contains(id)) picked.add(id);
-        }
-        if (picked.size() < want) {
-            int more = want + picked.size() + excluded.size();
-            for (long id : Jdbc.query(c, gsql.awaiting(machines.size()), ps -> bind(ps, machines, more), rs -> rs.getLong(1))) {
-                if (picked.size() >= want) break;
-                if (!excluded.contains(id)) picked.add(id);
-            }
-        }
-        return new ArrayList<>(picked);
+        List<Long> marked = Jdbc.query(c, gsql.marked(machines.size()), ps -> bind(ps, machines, rows), rs -> rs.getLong(1));
+        List<Long> picked = GroupLedger.passOrder(marked, List.of(), want, excluded);
+        if (picked.size() >= want) return picked;
+        int more = want + picked.size() + excluded.size();
+        List<Long> awaiting = Jdbc.query(c, gsql.awaiting(machines.size()), ps -> bind(ps, machines, more), rs -> rs.getLong(1));
+        return GroupLedger.passOrder(marked, awaiting, want, excluded);
     }
 
     private static void bind(PreparedStatement ps, List<String> machines, int limit) throws SQLException {
@@ -252,41 +248,25 @@ public final class GroupPasses {
 
     /** Deletes every mark of the owners (whose rows the pass holds) and returns them by owner, in the order written. */
     private Map<Long, List<Mark>> take(Connection c, List<Long> owners) throws SQLException {
-        Map<Long, List<Mark>> taken = new HashMap<>();
+        Map<Long, List<Taken>> taken = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(gsql.takeMarks(owners.size()))) {
             bindIds(ps, 1, owners);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     taken.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>())
-                            .add(new Mark(rs.getLong(2), rs.getString(3), rs.getString(4), rs.getString(5)));
+                            .add(new Taken(rs.getLong(2), new Mark(rs.getString(3), rs.getString(4), rs.getString(5))));
                 }
             }
         }
-        for (List<Mark> list : taken.values()) list.sort((a, b) -> Long.compare(a.id(), b.id()));
-        return taken;
-    }
-
-    /** Returns whether {@code marks} (null for none) hold a member's change, not only looks. */
-    private static boolean countsMoved(@Nullable List<Mark> marks) {
-        if (marks == null) return false;
-        for (Mark m : marks) if (m.machine() != null) return true;
-        return false;
-    }
-
-    /** Returns {@code counts} after {@code marks}; {@code total[0]} goes up by one for each creation. */
-    private static Map<MemberState, Long> counted(Map<MemberState, Long> counts, List<Mark> marks, long[] total) {
-        Map<MemberState, Long> after = new HashMap<>(counts);
-        for (Mark m : marks) {
-            String machine = m.machine();
-            if (machine == null) continue;                   // a look at the owner
-            String from = m.from();
-            if (from == null) total[0]++;
-            else after.merge(new MemberState(machine, from), -1L, Long::sum);
-            String to = m.to();
-            if (to != null) after.merge(new MemberState(machine, to), 1L, Long::sum);
+        Map<Long, List<Mark>> marks = new HashMap<>();
+        for (Map.Entry<Long, List<Taken>> e : taken.entrySet()) {
+            List<Taken> rows = e.getValue();
+            rows.sort((a, b) -> Long.compare(a.id(), b.id()));
+            List<Mark> inOrder = new ArrayList<>(rows.size());
+            for (Taken t : rows) inOrder.add(t.mark());
+            marks.put(e.getKey(), inOrder);
         }
-        after.values().removeIf(n -> n == 0);
-        return after;
+        return marks;
     }
 
     private List<TaskRecord> members(Connection c, GroupRows.Stored g, String machine, String state, long afterId, int limit) {
