@@ -3,7 +3,7 @@ package dev.statekit.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.ManualClock;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.NoSuchElementException;

@@ -14,7 +14,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
 import java.time.Duration;

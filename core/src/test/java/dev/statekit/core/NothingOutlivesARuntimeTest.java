@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.WorkResult;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

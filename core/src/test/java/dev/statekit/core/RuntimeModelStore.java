@@ -11,7 +11,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;

@@ -13,7 +13,7 @@ import dev.statekit.examples.hosts.programs.EtlProgram;
 import dev.statekit.examples.hosts.programs.NovelProoferProgram;
 import dev.statekit.examples.hosts.programs.ReadDoProgram;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import java.io.PrintStream;
 import java.time.Duration;

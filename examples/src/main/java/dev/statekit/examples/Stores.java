@@ -1,7 +1,7 @@
 package dev.statekit.examples;
 
 import dev.statekit.jdbc.JdbcStore;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import java.nio.file.Files;
 import java.nio.file.Path;

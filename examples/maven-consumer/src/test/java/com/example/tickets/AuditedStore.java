@@ -11,7 +11,7 @@ import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;

@@ -1,6 +1,10 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
-import dev.statekit.store.InMemorySlots.Slot;
+import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.memory.InMemorySlots.Slot;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,5 +1,9 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TaskRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Objects;

@@ -1,5 +1,9 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.GroupPass;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.TaskRecord;
 import dev.statekit.store.support.GroupLedger;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,11 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
-import dev.statekit.store.support.GroupLedger;
+import dev.statekit.store.GroupKind;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.MemberState;
+import dev.statekit.store.TaskRecord;
 import dev.statekit.store.support.GroupLedger.Mark;
+import dev.statekit.store.support.GroupLedger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
