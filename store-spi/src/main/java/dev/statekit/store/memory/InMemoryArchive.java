@@ -58,7 +58,7 @@ final class InMemoryArchive {
             @Nullable Slot[] slots = new Slot[tree.size()];
             int i = 0;
             for (long member : tree) slots[i++] = tasks.get(member);
-            int n = InMemoryStore.locked(slots, 0, () -> moveLocked(request, root, tree, slots, archivedAt));
+            int n = InMemorySlots.locked(slots, 0, () -> moveLocked(request, root, tree, slots, archivedAt));
             if (n > 0) {
                 trees++;
                 moved += n;

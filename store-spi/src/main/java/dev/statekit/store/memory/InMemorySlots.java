@@ -66,4 +66,14 @@ final class InMemorySlots {
         AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
         if (p != null) p.set((int) (id & (PAGE_SIZE - 1)), null);
     }
+
+    /** Takes the monitors of {@code slots[i..]} in the order given (ascending ids), skipping nulls, then runs {@code body}. */
+    static <T> T locked(@Nullable Slot[] slots, int i, java.util.function.Supplier<T> body) {
+        if (i == slots.length) return body.get();
+        Slot slot = slots[i];
+        if (slot == null) return locked(slots, i + 1, body);
+        synchronized (slot) {
+            return locked(slots, i + 1, body);
+        }
+    }
 }
