@@ -42,7 +42,6 @@ final class GroupDecider implements GroupResolver {
 
     private final Map<String, Machine<?, ?>> machines;
     private final Instant now;
-    private final Map<Long, Change> decided = new java.util.LinkedHashMap<>();
     private final Map<Long, GroupResolved> resolved = new java.util.LinkedHashMap<>();
 
     GroupDecider(Map<String, Machine<?, ?>> machines, Instant now) {
@@ -87,7 +86,6 @@ final class GroupDecider implements GroupResolver {
         Machine<?, ?> owner = machines.get(view.owner().machine());
         if (owner == null) return Resolution.keep(view.group());
         Resolution r = view.group().kind() == GroupKind.CHILDREN ? children(owner, view) : dependencies(owner, view);
-        for (Change c : r.changes()) decided.put(c.next().id(), c);
         long ownerId = view.owner().id();
         String resolution = r.resolution();
         if (view.group().resolution() == null && resolution != null && !OWNER_ENDED.equals(resolution)) {
@@ -98,11 +96,6 @@ final class GroupDecider implements GroupResolver {
             resolved.remove(ownerId);       // a pass run again after a rollback decided otherwise
         }
         return r;
-    }
-
-    /** Returns the changes decided (by the last decision for each task), for the listeners once the pass is written. */
-    List<Change> decided() {
-        return List.copyOf(decided.values());
     }
 
     /** Returns the groups resolved (by the last decision for each owner), for the runtime's listeners once the pass is written. */

@@ -4,6 +4,7 @@ import dev.statekit.core.internal.GroupResolved;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.MemberState;
@@ -147,49 +148,49 @@ final class Groups {
         int total = 0;
         for (int i = 0; i < maxPasses; i++) {
             GroupDecider decider = new GroupDecider(known, clock.now());
-            int n = store.resolveGroups(owners, clock.now(), PASS_SIZE, decider);
-            total += n;
-            Map<Long, TaskRecord> written = announce(known, decider.decided());
-            if (resolutions != null) report(decider.resolved(), written, resolutions);
+            GroupPass pass = store.resolveGroups(owners, clock.now(), PASS_SIZE, decider);
+            total += pass.resolved();
+            Map<Long, GroupPass.Written> written = announce(known, pass.changes());
+            if (resolutions != null) report(decider.resolved(), pass, written, resolutions);
             // a pass's own changes mark other groups (a settled batch its dependents): go on while it left marks
-            if (n == 0 || (n < PASS_SIZE && store.pendingMarks() == 0)) break;
+            if (pass.resolved() == 0 || (pass.resolved() < PASS_SIZE && !pass.marksLeft())) break;
         }
         return total;
     }
 
     /**
-     * Tells the engine's listeners (display, logging, metrics) of the changes a pass wrote: those
-     * whose task is now at the version the change made (a pass that was undone and run again may
-     * have decided some that it did not write).
+     * Tells the engine's listeners (display, logging, metrics) of the changes a pass wrote, with
+     * each task as the pass stored it; returns them by task id.
      */
-    private Map<Long, TaskRecord> announce(Map<String, Machine<?, ?>> known, List<Change> decided) {
-        if (decided.isEmpty()) return Map.of();
-        List<Long> ids = new ArrayList<>(decided.size());
-        for (Change c : decided) ids.add(c.next().id());
-        Map<Long, TaskRecord> now = store.findAll(ids);
-        for (Change c : decided) {
-            TaskRecord t = now.get(c.next().id());
-            Machine<?, ?> m = known.get(c.next().machine());
-            if (t != null && m != null && t.version() == c.next().version()) engine.announce(m.name(), t, c.entry());
+    private Map<Long, GroupPass.Written> announce(Map<String, Machine<?, ?>> known, List<GroupPass.Written> changes) {
+        if (changes.isEmpty()) return Map.of();
+        Map<Long, GroupPass.Written> byId = new HashMap<>();
+        for (GroupPass.Written w : changes) {
+            byId.put(w.task().id(), w);
+            Machine<?, ?> m = known.get(w.task().machine());
+            if (m != null) engine.announce(m.name(), w.task(), w.entry());
         }
-        return now;
+        return byId;
     }
 
     /**
-     * Hands over the resolutions a pass wrote: one with an owner's change when the owner is at the
-     * version that change made ({@code written}, read by {@link #announce}); one without when the
-     * group's stored resolution is the one decided.
+     * Hands over the resolutions a pass wrote (a pass undone for one owner and run again without it
+     * decided some it did not write): one with an owner's change when the pass wrote that change; one
+     * without when the pass wrote the group with the resolution decided.
      */
-    private void report(List<GroupResolved> resolved, Map<Long, TaskRecord> written,
-                        BiConsumer<GroupResolved, TaskRecord> resolutions) {
+    private static void report(List<GroupResolved> resolved, GroupPass pass, Map<Long, GroupPass.Written> written,
+                               BiConsumer<GroupResolved, TaskRecord> resolutions) {
+        Map<Long, GroupRecord> groups = new HashMap<>();
+        for (GroupRecord g : pass.groups()) groups.put(g.ownerId(), g);
         for (GroupResolved r : resolved) {
             Change c = r.change();
             long ownerId = r.owner().id();
             if (c != null) {
-                TaskRecord t = written.get(ownerId);
-                if (t != null && t.version() == c.next().version()) resolutions.accept(r, t);
-            } else if (store.group(ownerId).map(g -> r.resolution().equals(g.resolution())).orElse(false)) {
-                resolutions.accept(r, r.owner());
+                GroupPass.Written w = written.get(ownerId);
+                if (w != null && w.task().version() == c.next().version()) resolutions.accept(r, w.task());
+            } else {
+                GroupRecord g = groups.get(ownerId);
+                if (g != null && r.resolution().equals(g.resolution())) resolutions.accept(r, r.owner());
             }
         }
     }

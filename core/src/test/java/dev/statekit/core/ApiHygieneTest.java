@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 /** No public signature of the API packages mentions a type of an {@code .internal} package. */
 class ApiHygieneTest {
     static final List<String> API_PACKAGES = List.of("dev.statekit.core", "dev.statekit.core.spi", "dev.statekit.core.runtime",
-            "dev.statekit.core.ops", "dev.statekit.store", "dev.statekit.store.support");
+            "dev.statekit.core.ops", "dev.statekit.store", "dev.statekit.store.support", "dev.statekit.store.memory");
 
     /** Returns the names of the top-level and nested classes compiled into {@code pkg} (not its subpackages). */
     static Set<String> classesOf(String pkg) {
@@ -155,8 +155,8 @@ class ApiHygieneTest {
                 "dev.statekit.core.TransitionEngine", "dev.statekit.core.Outcome$Refused")
                 .doesNotContain("dev.statekit.core.internal.SystemClock");
         assertThat(classesOf("dev.statekit.core.spi")).contains("dev.statekit.core.spi.ManualClock", "dev.statekit.core.spi.Clock");
-        assertThat(classesOf("dev.statekit.store")).contains("dev.statekit.store.InMemoryStore", "dev.statekit.store.Store",
-                "dev.statekit.store.TaskRecord$Builder");
+        assertThat(classesOf("dev.statekit.store")).contains("dev.statekit.store.Store", "dev.statekit.store.TaskRecord$Builder");
+        assertThat(classesOf("dev.statekit.store.memory")).contains("dev.statekit.store.memory.InMemoryStore");
         assertThat(classesOf("dev.statekit.core.internal")).contains("dev.statekit.core.internal.SystemClock");
     }
 

@@ -9,7 +9,7 @@ import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TriggerSource;
 import dev.statekit.test.fixtures.Jobs;

@@ -4,7 +4,7 @@ import dev.statekit.core.internal.Kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.ManualClock;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
 import java.time.Instant;

@@ -9,7 +9,7 @@ import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.WorkContext;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.test.fixtures.Chunks;
 import java.time.Duration;

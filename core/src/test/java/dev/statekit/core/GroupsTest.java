@@ -15,7 +15,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.test.fixtures.Chunks;
@@ -288,7 +288,7 @@ public class GroupsTest {
             engine.fire(CHUNK, chunk.id(), Chunks.Event.RETRY, Command.user("ann"));
             finish(claim(1).get(0), Chunks.Event.COMPLETE);     // retried and done again before any pass saw it open
             assertThat(store.resolveGroups(List.of(JOB.name()), clock.now(), 10,
-                    new GroupDecider(Groups.registry(List.of(JOB)), clock.now()))).isEqualTo(1);
+                    new GroupDecider(Groups.registry(List.of(JOB)), clock.now())).resolved()).isEqualTo(1);
             assertThat(state(job)).isEqualTo("PROCESSING");   // one pass re-opens the parent, and leaves the group awaiting
             assertThat(store.group(job).orElseThrow().awaiting()).isTrue();
             resolve(JOB);                                     // the next pass settles it anew

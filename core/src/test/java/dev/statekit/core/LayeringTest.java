@@ -84,7 +84,7 @@ class LayeringTest {
     @Test
     void everyPackageOpensWithAPackageInfo() {
         for (String pkg : List.of("dev.statekit.core", "dev.statekit.core.spi", "dev.statekit.core.internal", "dev.statekit.core.runtime",
-                "dev.statekit.core.ops", "dev.statekit.store", "dev.statekit.store.support")) {
+                "dev.statekit.core.ops", "dev.statekit.store", "dev.statekit.store.support", "dev.statekit.store.memory")) {
             assertThat(LayeringTest.class.getResource("/" + pkg.replace('.', '/') + "/package-info.class")).as(pkg).isNotNull();
         }
     }

@@ -1,6 +1,6 @@
 package dev.statekit.core;
 
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;

@@ -10,7 +10,7 @@ import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.StatekitException;

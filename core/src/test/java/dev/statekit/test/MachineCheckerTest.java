@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.statekit.core.Command;
 import dev.statekit.core.RefusalCode;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import dev.statekit.store.TriggerSource;
 import dev.statekit.test.KitMachines.Event;

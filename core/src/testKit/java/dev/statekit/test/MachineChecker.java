@@ -9,7 +9,7 @@ import dev.statekit.core.Transition;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;

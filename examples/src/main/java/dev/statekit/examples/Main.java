@@ -14,7 +14,7 @@ import dev.statekit.examples.hosts.programs.NovelProoferProgram;
 import dev.statekit.examples.hosts.programs.ReadDoProgram;
 import dev.statekit.examples.serve.Options;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import java.io.PrintStream;
 import java.time.Duration;

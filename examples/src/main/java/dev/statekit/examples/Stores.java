@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.statekit.examples.serve.Options;
 import dev.statekit.jdbc.JdbcStore;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -11,7 +11,7 @@ import dev.statekit.core.TaskSpec;
 import dev.statekit.core.Transition;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TriggerSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

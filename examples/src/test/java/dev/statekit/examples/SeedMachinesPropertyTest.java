@@ -10,7 +10,7 @@ import dev.statekit.core.Task;
 import dev.statekit.core.Transition;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.ManualClock;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TriggerSource;
 import java.util.List;
 import net.jqwik.api.ForAll;

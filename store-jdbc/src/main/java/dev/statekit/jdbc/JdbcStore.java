@@ -23,11 +23,12 @@ import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
@@ -356,7 +357,7 @@ public final class JdbcStore implements Store {
      * that group (at most twice); that group's marks wait for a later pass.
      */
     @Override
-    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+    public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
         return groupPasses.resolve(ownerMachines, max, resolver);
     }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Attributes;
+import dev.statekit.store.GroupPass;
+import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.NewTask;
@@ -53,12 +55,15 @@ class GroupPassesTest {
                         assertThat(rs.next()).isTrue();
                     }
                 }
-                assertThat(store.resolveGroups(List.of("job"), T0, 1, recording)).isEqualTo(1);
+                GroupPass pass = store.resolveGroups(List.of("job"), T0, 1, recording);
+                assertThat(pass.resolved()).isEqualTo(1);
+                assertThat(pass.groups()).extracting(GroupRecord::ownerId).containsExactly(free.id());
+                assertThat(pass.marksLeft()).as("the held owner's look").isTrue();
                 assertThat(seen).containsExactly(free.id());
                 assertThat(store.pendingMarks()).as("the held owner's look").isEqualTo(1);
                 other.commit();
             }
-            assertThat(store.resolveGroups(List.of("job"), T0, 1, recording)).isEqualTo(1);
+            assertThat(store.resolveGroups(List.of("job"), T0, 1, recording).resolved()).isEqualTo(1);
             assertThat(seen).containsExactly(free.id(), held.id());
             assertThat(store.pendingMarks()).isZero();
         }
@@ -72,7 +77,9 @@ class GroupPassesTest {
             db.update("insert into {p}marks (owner_id, owner_machine, member_machine, from_state, to_state)"
                     + " values (?, 'job', 'job', 'READY', 'RUNNING')", 1_000_000L);
             assertThat(store.pendingMarks()).isEqualTo(1);
-            assertThat(store.resolveGroups(List.of("job"), T0, 10, KEEP)).isZero();
+            GroupPass pass = store.resolveGroups(List.of("job"), T0, 10, KEEP);
+            assertThat(pass.resolved()).isZero();
+            assertThat(pass.marksLeft()).isFalse();
             assertThat(store.pendingMarks()).isZero();
         }
     }

@@ -256,9 +256,11 @@ public interface Store {
      * creations included), and by every change of state of a group's owner. A pass that fails writes
      * nothing, and its marks are taken by the next pass, in any process.
      *
-     * @return how many groups the pass resolved (0 when there was nothing to do)
+     * @return what the pass committed: the changes it wrote with their tasks as stored and their
+     *         history entries, the groups whose decision it wrote, and whether marks are left for
+     *         another pass ({@link GroupPass#none} when there was nothing to do)
      */
-    int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver);
+    GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver);
 
     /** Returns how many marks wait for a resolution pass (across all machines). */
     long pendingMarks();

@@ -11,7 +11,7 @@ import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.WorkResult;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;

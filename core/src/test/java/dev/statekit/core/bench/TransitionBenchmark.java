@@ -6,7 +6,7 @@ import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.Clock;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

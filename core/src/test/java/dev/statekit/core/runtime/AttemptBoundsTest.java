@@ -15,7 +15,7 @@ import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskRecord;
 import java.time.Duration;
 import java.time.Instant;

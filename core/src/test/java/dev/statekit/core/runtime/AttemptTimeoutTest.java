@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkResult;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskRecord;
 import java.time.Duration;
 import java.time.Instant;

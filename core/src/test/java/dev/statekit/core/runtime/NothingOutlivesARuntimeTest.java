@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.WorkResult;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.test.fixtures.Jobs;
 import java.io.File;
 import java.nio.charset.StandardCharsets;

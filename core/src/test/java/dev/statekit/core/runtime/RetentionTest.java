@@ -61,7 +61,7 @@ class RetentionTest {
                 .transition(Loop.A, Flip.FLIP, Loop.B, SYSTEM)
                 .transition(Loop.B, Flip.FLIP, Loop.A, SYSTEM)
                 .build();
-        TransitionEngine engine = TransitionEngine.builder().store(new dev.statekit.store.InMemoryStore()).build();
+        TransitionEngine engine = TransitionEngine.builder().store(new dev.statekit.store.memory.InMemoryStore()).build();
         TaskRuntimeBuilder b = TaskRuntime.builder(engine).register(Jobs.MACHINE, c -> WorkResult.success());
         assertThatThrownBy(() -> b.retain(endless, Retention.delete(HOUR))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("endless has no terminal state");

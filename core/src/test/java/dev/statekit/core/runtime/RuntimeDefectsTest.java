@@ -18,7 +18,7 @@ import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;

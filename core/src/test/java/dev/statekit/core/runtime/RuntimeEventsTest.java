@@ -20,7 +20,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package dev.statekit.core.runtime;
 
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
@@ -11,7 +12,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
@@ -299,7 +300,7 @@ final class RuntimeModelStore implements Store {
     }
 
     @Override
-    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+    public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         return store.resolveGroups(ownerMachines, now, max, resolver);
     }
 

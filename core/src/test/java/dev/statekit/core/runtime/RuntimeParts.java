@@ -12,7 +12,7 @@ import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.Worker;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;

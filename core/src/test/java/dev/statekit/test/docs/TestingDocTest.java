@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class TestingDocTest {
     static final Path ROOT = Path.of("").toAbsolutePath().getParent();
     static final Path SOURCES = ROOT.resolve("core/src/test/java/dev/statekit/test/docs");
-    static final Path STORE_CONTRACT = ROOT.resolve("store-spi/src/test/java/dev/statekit/store/InMemoryStoreContractTest.java");
+    static final Path STORE_CONTRACT = ROOT.resolve("store-spi/src/test/java/dev/statekit/store/memory/InMemoryStoreContractTest.java");
 
     @Test
     void everyJavaBlockStandsWholeInTheSourcesThatRun() throws IOException {

@@ -2,6 +2,7 @@ package dev.statekit.store.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.Attributes;
@@ -260,11 +261,41 @@ public abstract class ContractFixtures {
     protected int resolveAll(GroupResolver resolver) {
         int resolved = 0;
         for (int pass = 0; pass < 100; pass++) {
-            int n = store.resolveGroups(List.of(MACHINE), T0, 100, resolver);
-            resolved += n;
-            if (n == 0 && store.pendingMarks() == 0) return resolved;
+            GroupPass written = store.resolveGroups(List.of(MACHINE), T0, 100, resolver);
+            assertStored(written);
+            resolved += written.resolved();
+            if (written.resolved() == 0 && !written.marksLeft()) return resolved;
         }
         throw new AssertionError("marks still wait after 100 passes: " + store.pendingMarks());
+    }
+
+    /**
+     * Runs one pass over the groups of {@code machines} at {@link #T0}, checks that what it returns
+     * is what it stored ({@link #assertStored}), and returns how many groups it resolved.
+     */
+    protected int resolveOnce(List<String> machines, int max, GroupResolver resolver) {
+        GroupPass pass = store.resolveGroups(machines, T0, max, resolver);
+        assertStored(pass);
+        return pass.resolved();
+    }
+
+    /**
+     * Checks that a pass returned what it stored, while nothing else has written since: each change's
+     * task as the store has it, its entry in the task's history, each group as the store has it (in
+     * owner id order), and whether marks are left.
+     */
+    protected void assertStored(GroupPass pass) {
+        for (GroupPass.Written w : pass.changes()) {
+            assertThat(store.find(w.task().id())).as("the task the pass wrote").contains(w.task());
+            assertThat(store.history(w.task().id())).as("the entry the pass wrote").contains(w.entry());
+        }
+        List<Long> owners = new ArrayList<>();
+        for (GroupRecord g : pass.groups()) {
+            owners.add(g.ownerId());
+            assertThat(store.group(g.ownerId())).as("the group the pass wrote").contains(g);
+        }
+        assertThat(owners).as("the groups in owner id order").isSorted().doesNotHaveDuplicates();
+        assertThat(pass.marksLeft()).as("whether marks are left").isEqualTo(store.pendingMarks() > 0);
     }
 
     /** A body run on one of several threads; {@code thread} counts from 0. */

@@ -1,8 +1,10 @@
 package dev.statekit.store.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.CreateResult;
@@ -72,7 +74,17 @@ abstract class GroupPassContract extends ContractPart {
                     "FIRST_DONE", false);
         };
 
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, resolver)).isEqualTo(1);
+        GroupPass pass = store.resolveGroups(List.of(MACHINE), T0, 10, resolver);
+        assertStored(pass);
+        assertThat(pass.resolved()).isEqualTo(1);
+        assertThat(pass.changes()).as("the owner's change, as stored").singleElement().satisfies(w -> {
+            assertThat(w.task().id()).isEqualTo(parent.id());
+            assertThat(w.task().state()).isEqualTo("REDUCING");
+            assertThat(w.entry().to()).isEqualTo("REDUCING");
+        });
+        assertThat(pass.groups()).extracting(GroupRecord::ownerId, GroupRecord::resolution)
+                .containsExactly(tuple(parent.id(), "FIRST_DONE"));
+        assertThat(pass.marksLeft()).as("the owner's own change asks for a look").isTrue();
         assertThat(read).containsExactly(List.of(stillRunning), List.of(done.id()), List.of(), List.of());
         TaskRecord owner = get(parent.id());
         assertThat(owner.state()).isEqualTo("REDUCING");
@@ -103,7 +115,11 @@ abstract class GroupPassContract extends ContractPart {
         GroupResolver conflicting = v -> new Resolution(List.of(move(v.owner(), DONE, null), release(stale, "FAILED")),
                 List.of(spec().key("never").build()), List.of(stale.id()), "ALL_DONE", false);
 
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, conflicting)).isZero();
+        GroupPass refused = store.resolveGroups(List.of(MACHINE), T0, 10, conflicting);
+        assertThat(refused.resolved()).isZero();
+        assertThat(refused.changes()).as("a refused pass returns nothing written").isEmpty();
+        assertThat(refused.groups()).isEmpty();
+        assertThat(refused.marksLeft()).isTrue();
         assertThat(get(parent.id())).isEqualTo(parent);
         assertThat(store.history(parent.id())).isEmpty();
         assertThat(store.query(TaskQuery.all()).items()).hasSize(2);
@@ -111,7 +127,7 @@ abstract class GroupPassContract extends ContractPart {
         assertThat(groupOf(parent.id())).isEqualTo(before);
         assertThat(store.pendingMarks()).isEqualTo(marks);
 
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, KEEP)).as("the next pass takes the marks").isEqualTo(1);
+        assertThat(resolveOnce(List.of(MACHINE), 10, KEEP)).as("the next pass takes the marks").isEqualTo(1);
         assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(DONE), 1L));
         assertThat(store.pendingMarks()).isZero();
     }
@@ -152,28 +168,28 @@ abstract class GroupPassContract extends ContractPart {
             seen.add(v.owner().id());
             return new Resolution(List.of(), List.of(), List.of(), null, seen.size() < 5);
         };
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isEqualTo(2);
+        assertThat(resolveOnce(List.of(MACHINE), 10, waiting)).isEqualTo(2);
         assertThat(store.pendingMarks()).isZero();
         assertThat(groupOf(first.id()).awaiting()).isTrue();
         assertThat(groupOf(second.id()).awaiting()).isTrue();
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 1, waiting)).isEqualTo(1);
+        assertThat(resolveOnce(List.of(MACHINE), 1, waiting)).isEqualTo(1);
+        assertThat(resolveOnce(List.of(MACHINE), 1, waiting)).isEqualTo(1);
+        assertThat(resolveOnce(List.of(MACHINE), 1, waiting)).isEqualTo(1);
         assertThat(seen).containsExactly(first.id(), second.id(), first.id(), second.id(), first.id());
         assertThat(groupOf(first.id()).awaiting()).isFalse();
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isEqualTo(1);
+        assertThat(resolveOnce(List.of(MACHINE), 10, waiting)).isEqualTo(1);
         assertThat(seen).hasSize(6).endsWith(second.id());
         assertThat(groupOf(second.id()).awaiting()).isFalse();
-        assertThat(store.resolveGroups(List.of(MACHINE), T0, 10, waiting)).isZero();
+        assertThat(resolveOnce(List.of(MACHINE), 10, waiting)).isZero();
     }
 
     @Test
     public void aPassTakesOnlyGroupsOfTheMachinesGiven() {
         TaskRecord parent = ownerOfSealed(1);
         long marks = store.pendingMarks();
-        assertThat(store.resolveGroups(List.of("other"), T0, 10, KEEP)).isZero();
+        assertThat(resolveOnce(List.of("other"), 10, KEEP)).isZero();
         assertThat(store.pendingMarks()).isEqualTo(marks);
-        assertThat(store.resolveGroups(List.of("other", MACHINE), T0, 10, KEEP)).isEqualTo(1);
+        assertThat(resolveOnce(List.of("other", MACHINE), 10, KEEP)).isEqualTo(1);
         assertThat(store.pendingMarks()).isZero();
         assertThatThrownBy(() -> store.resolveGroups(List.of(MACHINE), T0, 0, KEEP)).isInstanceOf(IllegalArgumentException.class);
         assertThat(groupOf(parent.id()).counts()).isEqualTo(Map.of(member(READY), 1L));

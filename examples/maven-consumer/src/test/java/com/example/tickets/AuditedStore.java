@@ -6,11 +6,12 @@ import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.CreateResult;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
@@ -195,7 +196,7 @@ public final class AuditedStore implements Store {
     }
 
     @Override
-    public int resolveGroups(Collection<String> a0, Instant a1, int a2, GroupResolver a3) {
+    public GroupPass resolveGroups(Collection<String> a0, Instant a1, int a2, GroupResolver a3) {
         return delegate.resolveGroups(a0, a1, a2, a3);
     }
 

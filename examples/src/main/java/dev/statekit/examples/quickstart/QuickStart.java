@@ -7,7 +7,7 @@ import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.TransitionEngine;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.io.PrintStream;
 
 /** The quick start shown in README.md; {@code QuickStartTest} runs it and checks README against it. */

@@ -17,7 +17,7 @@ import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.jdbc.JdbcStore;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;

@@ -9,7 +9,7 @@ import dev.statekit.core.spi.ManualClock;
 import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.quickstart.Orders;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

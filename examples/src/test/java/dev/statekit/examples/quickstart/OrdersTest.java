@@ -11,7 +11,7 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.examples.quickstart.Orders.Event;
 import dev.statekit.examples.quickstart.Orders.State;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskRecord;
 import java.time.Duration;
 import java.util.ArrayDeque;

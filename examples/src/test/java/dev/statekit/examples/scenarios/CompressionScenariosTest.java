@@ -15,7 +15,7 @@ import dev.statekit.examples.CompressionBatch;
 import dev.statekit.examples.CompressionTask;
 import dev.statekit.examples.CompressionTask.State;
 import dev.statekit.examples.hosts.CompressionHost;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.io.FileNotFoundException;

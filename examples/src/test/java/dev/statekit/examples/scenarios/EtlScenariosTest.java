@@ -13,7 +13,7 @@ import dev.statekit.core.spi.ManualExecutor;
 import dev.statekit.examples.EtlTask;
 import dev.statekit.examples.EtlTask.State;
 import dev.statekit.examples.hosts.EtlHost;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -13,7 +13,7 @@ import dev.statekit.examples.NovelProoferChunk;
 import dev.statekit.examples.NovelProoferChunk.State;
 import dev.statekit.examples.NovelProoferJob;
 import dev.statekit.examples.hosts.NovelProoferHost;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;

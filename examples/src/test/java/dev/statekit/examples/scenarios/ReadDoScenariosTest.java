@@ -15,7 +15,7 @@ import dev.statekit.examples.ReadDoItem.Event;
 import dev.statekit.examples.ReadDoItem.State;
 import dev.statekit.examples.hosts.ReadDoHost;
 import dev.statekit.store.HistoryEntry;
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,11 +4,14 @@ import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Change;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.GroupKind;
+import dev.statekit.store.GroupPass;
 import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.MemberState;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
+import dev.statekit.store.support.GroupLedger;
+import dev.statekit.store.support.GroupLedger.Mark;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,13 +20,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Resolution passes, each one transaction: pick owners with marks (oldest mark first), then owners
@@ -43,16 +44,19 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GroupPasses {
     private static final int RETRIES = 2;
+    /** The most tasks one read of the written changes asks for. */
+    private static final int READ_CHUNK = 500;
 
-    /** A mark as a pass takes it. */
-    private record Mark(long id, @Nullable String machine, @Nullable String from,
-                        @Nullable String to) {}
+    /** A mark as a pass takes it, with its row's id (the order it was written in). */
+    private record Taken(long id, Mark mark) {}
 
     /** How a pass ended: written, or refused (and rolled back) for one owner's decision. */
     private sealed interface Outcome permits Written, Refused {}
 
-    /** The pass wrote its decisions for {@code resolved} groups. */
-    private record Written(int resolved) implements Outcome {}
+    /** The pass wrote its decisions: {@code changes} and {@code groups} as stored. */
+    private record Written(List<GroupPass.Written> changes, List<GroupRecord> groups) implements Outcome {
+        static final Written NONE = new Written(List.of(), List.of());
+    }
 
     /** A version check refused the changes decided for {@code ownerId}; the pass was rolled back. */
     private record Refused(long ownerId) implements Outcome {}
@@ -83,27 +87,32 @@ public final class GroupPasses {
         this.inserts = inserts;
     }
 
-    /** Runs one pass, as {@link dev.statekit.store.Store#resolveGroups} describes; returns how many groups it resolved. */
-    public int resolve(Collection<String> ownerMachines, int max, GroupResolver resolver) {
+    /** Runs one pass, as {@link dev.statekit.store.Store#resolveGroups} describes; returns what it committed. */
+    public GroupPass resolve(Collection<String> ownerMachines, int max, GroupResolver resolver) {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
         Objects.requireNonNull(resolver, "resolver");
         List<String> machines = new ArrayList<>(new TreeSet<>(ownerMachines));
-        if (machines.isEmpty()) return 0;
         return jdbc.transaction("resolving groups", null, c -> {
+            Written written = Written.NONE;
             Set<Long> excluded = new HashSet<>();
-            for (int attempt = 0; ; attempt++) {
+            for (int attempt = 0; !machines.isEmpty(); attempt++) {
                 Outcome outcome = pass(c, machines, max, resolver, excluded);
-                if (outcome instanceof Written w) return w.resolved();
+                if (outcome instanceof Written w) {
+                    written = w;
+                    break;
+                }
                 excluded.add(((Refused) outcome).ownerId());      // rolled back: its marks wait for a later pass
-                if (attempt >= RETRIES) return 0;
+                if (attempt >= RETRIES) break;
             }
+            boolean marksLeft = Jdbc.queryLong(c, gsql.anyMark, Jdbc.NO_PARAMETERS) > 0;
+            return new GroupPass(written.changes(), written.groups(), marksLeft);
         });
     }
 
     private Outcome pass(Connection c, List<String> machines, int max, GroupResolver resolver, Set<Long> excluded) throws SQLException {
         // More candidates than the pass takes: those other passes hold are skipped, the next ones taken.
         List<Long> candidates = pick(c, machines, (int) Math.min(Integer.MAX_VALUE, 2L * max), excluded);
-        if (candidates.isEmpty()) return new Written(0);
+        if (candidates.isEmpty()) return Written.NONE;
         List<TaskRecord> owners = new ArrayList<>();
         int next = 0;
         while (owners.size() < max && next < candidates.size()) {     // in the order picked, a chunk at a time
@@ -117,7 +126,7 @@ public final class GroupPasses {
         List<Long> missed = new ArrayList<>(candidates.subList(0, next));
         missed.removeAll(ids);
         if (!missed.isEmpty()) Jdbc.update(c, gsql.deleteOrphanMarks(missed.size()), ps -> bindIds(ps, 1, missed));
-        if (owners.isEmpty()) return new Written(0);
+        if (owners.isEmpty()) return Written.NONE;
         Map<Long, GroupRows.Stored> groups = new HashMap<>();
         for (GroupRows.Stored g : Jdbc.query(c, gsql.groupsOf(ids.size()), ps -> bindIds(ps, 1, ids), GroupRows::group)) {
             groups.put(g.ownerId(), g);
@@ -131,9 +140,9 @@ public final class GroupPasses {
         for (TaskRecord owner : owners) {
             GroupRows.Stored g = groups.get(owner.id());
             if (g == null) continue;
-            long[] total = {g.total()};
-            Map<MemberState, Long> after = counted(counts.getOrDefault(owner.id(), Map.of()), marks.getOrDefault(owner.id(), List.of()), total);
-            GroupRecord view = g.record(total[0], after);
+            GroupLedger.Counts after = GroupLedger.counted(g.total(), counts.getOrDefault(owner.id(), Map.of()),
+                    marks.getOrDefault(owner.id(), List.of()));
+            GroupRecord view = g.record(after.total(), after.counts());
             GroupResolver.Resolution r;
             try {
                 r = resolver.resolve(new GroupResolver.View(owner, view, (machine, state, afterId, limit) -> members(c, g, machine, state, afterId, limit)));
@@ -145,11 +154,13 @@ public final class GroupPasses {
             records.put(owner.id(), view);
         }
         boolean wakes = false;
+        List<Change> applied = new ArrayList<>();
         for (long owner : resolved) {
             List<Change> changes = decisions.get(owner).changes();
             if (changes.isEmpty()) continue;
             ApplyResult r = writes.writeAll(c, changes);
             if (!r.applied()) return new Refused(owner);
+            applied.addAll(changes);
             wakes = true;
         }
         for (long owner : resolved) {
@@ -162,7 +173,7 @@ public final class GroupPasses {
                 wakes = true;
             }
             for (long id : r.cancels()) Jdbc.update(c, sql.requestCancel, ps -> ps.setLong(1, id));
-            if (countsMoved(marks.get(owner))) GroupRows.writeCounts(c, gsql, owner, records.get(owner).counts());
+            if (GroupLedger.movesCounts(marks.getOrDefault(owner, List.of()))) GroupRows.writeCounts(c, gsql, owner, records.get(owner).counts());
         }
         try (PreparedStatement ps = c.prepareStatement(gsql.resolveGroup)) {
             for (long owner : resolved) {      // in id order: the earlier owner is checked first
@@ -180,25 +191,49 @@ public final class GroupPasses {
         }
         if (wakes) ops.notifyWaiters(c);
         if (!resolved.isEmpty()) Jdbc.LOG.debug("resolved the groups of tasks {}", resolved);
-        return new Written(resolved.size());
+        List<GroupRecord> written = new ArrayList<>(resolved.size());
+        for (long owner : resolved) {
+            GroupRecord g = records.get(owner);
+            GroupResolver.Resolution r = decisions.get(owner);
+            Boolean hold = r.hold();
+            written.add(new GroupRecord(owner, g.kind(), g.sealed(), g.total(), g.counts(), r.resolution(),
+                    hold == null ? g.hold() : hold, r.awaiting()));
+        }
+        return new Written(stored(c, applied), written);
     }
 
-    /** Picks the candidates of a pass: owners with marks, oldest mark first, then owners of awaiting groups, least recently checked first. */
-    private List<Long> pick(Connection c, List<String> machines, int want, Set<Long> excluded) throws SQLException {
-        LinkedHashSet<Long> picked = new LinkedHashSet<>();
-        int rows = (int) Math.min(10_000, 8L * want + excluded.size());
-        for (long id : Jdbc.query(c, gsql.marked(machines.size()), ps -> bind(ps, machines, rows), rs -> rs.getLong(1))) {
-            if (picked.size() >= want) break;
-            if (!excluded.contains(id)) picked.add(id);
-        }
-        if (picked.size() < want) {
-            int more = want + picked.size() + excluded.size();
-            for (long id : Jdbc.query(c, gsql.awaiting(machines.size()), ps -> bind(ps, machines, more), rs -> rs.getLong(1))) {
-                if (picked.size() >= want) break;
-                if (!excluded.contains(id)) picked.add(id);
+    /** Returns the changes as written: each task read back as stored (the row keeps its place and renewed lease), with its entry. */
+    private List<GroupPass.Written> stored(Connection c, List<Change> applied) throws SQLException {
+        if (applied.isEmpty()) return List.of();
+        Map<Long, TaskRecord> rows = new HashMap<>();
+        for (int from = 0; from < applied.size(); from += READ_CHUNK) {
+            List<Change> chunk = applied.subList(from, Math.min(applied.size(), from + READ_CHUNK));
+            for (TaskRecord t : Jdbc.tasks(c, sql.tasksByIds(chunk.size()), ps -> {
+                for (int i = 0; i < chunk.size(); i++) ps.setLong(i + 1, chunk.get(i).next().id());
+            })) {
+                rows.put(t.id(), t);
             }
         }
-        return new ArrayList<>(picked);
+        List<GroupPass.Written> written = new ArrayList<>(applied.size());
+        for (Change change : applied) {
+            written.add(new GroupPass.Written(Objects.requireNonNull(rows.get(change.next().id())), change.entry()));
+        }
+        return written;
+    }
+
+    /**
+     * Picks the candidates of a pass in {@link GroupLedger#passOrder}: owners with marks, oldest mark
+     * first ({@link GroupSql#marked}), then owners of awaiting groups, least recently checked first
+     * ({@link GroupSql#awaiting}, read only when the marked ones do not fill the pass).
+     */
+    private List<Long> pick(Connection c, List<String> machines, int want, Set<Long> excluded) throws SQLException {
+        int rows = (int) Math.min(10_000, 8L * want + excluded.size());
+        List<Long> marked = Jdbc.query(c, gsql.marked(machines.size()), ps -> bind(ps, machines, rows), rs -> rs.getLong(1));
+        List<Long> picked = GroupLedger.passOrder(marked, List.of(), want, excluded);
+        if (picked.size() >= want) return picked;
+        int more = want + picked.size() + excluded.size();
+        List<Long> awaiting = Jdbc.query(c, gsql.awaiting(machines.size()), ps -> bind(ps, machines, more), rs -> rs.getLong(1));
+        return GroupLedger.passOrder(marked, awaiting, want, excluded);
     }
 
     private static void bind(PreparedStatement ps, List<String> machines, int limit) throws SQLException {
@@ -213,41 +248,25 @@ public final class GroupPasses {
 
     /** Deletes every mark of the owners (whose rows the pass holds) and returns them by owner, in the order written. */
     private Map<Long, List<Mark>> take(Connection c, List<Long> owners) throws SQLException {
-        Map<Long, List<Mark>> taken = new HashMap<>();
+        Map<Long, List<Taken>> taken = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(gsql.takeMarks(owners.size()))) {
             bindIds(ps, 1, owners);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     taken.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>())
-                            .add(new Mark(rs.getLong(2), rs.getString(3), rs.getString(4), rs.getString(5)));
+                            .add(new Taken(rs.getLong(2), new Mark(rs.getString(3), rs.getString(4), rs.getString(5))));
                 }
             }
         }
-        for (List<Mark> list : taken.values()) list.sort((a, b) -> Long.compare(a.id(), b.id()));
-        return taken;
-    }
-
-    /** Returns whether {@code marks} (null for none) hold a member's change, not only looks. */
-    private static boolean countsMoved(@Nullable List<Mark> marks) {
-        if (marks == null) return false;
-        for (Mark m : marks) if (m.machine() != null) return true;
-        return false;
-    }
-
-    /** Returns {@code counts} after {@code marks}; {@code total[0]} goes up by one for each creation. */
-    private static Map<MemberState, Long> counted(Map<MemberState, Long> counts, List<Mark> marks, long[] total) {
-        Map<MemberState, Long> after = new HashMap<>(counts);
-        for (Mark m : marks) {
-            String machine = m.machine();
-            if (machine == null) continue;                   // a look at the owner
-            String from = m.from();
-            if (from == null) total[0]++;
-            else after.merge(new MemberState(machine, from), -1L, Long::sum);
-            String to = m.to();
-            if (to != null) after.merge(new MemberState(machine, to), 1L, Long::sum);
+        Map<Long, List<Mark>> marks = new HashMap<>();
+        for (Map.Entry<Long, List<Taken>> e : taken.entrySet()) {
+            List<Taken> rows = e.getValue();
+            rows.sort((a, b) -> Long.compare(a.id(), b.id()));
+            List<Mark> inOrder = new ArrayList<>(rows.size());
+            for (Taken t : rows) inOrder.add(t.mark());
+            marks.put(e.getKey(), inOrder);
         }
-        after.values().removeIf(n -> n == 0);
-        return after;
+        return marks;
     }
 
     private List<TaskRecord> members(Connection c, GroupRows.Stored g, String machine, String state, long afterId, int limit) {

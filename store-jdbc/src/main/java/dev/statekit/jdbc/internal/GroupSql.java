@@ -53,6 +53,8 @@ public final class GroupSql {
     public final String insertMark;
     /** Counts the marks. */
     public final String pendingMarks;
+    /** Counts one mark if any is left (0 or 1), cheaper than {@link #pendingMarks}. */
+    public final String anyMark;
     /** Selects whether any group exists. */
     public final String anyGroup;
     /** Selects the members of a group of children in one state after an id: owner, machine, state, after id, limit. */
@@ -102,6 +104,7 @@ public final class GroupSql {
                 + " cast(null as " + text + ") from " + groups + " g where g.owner_id = ?";
         insertMark = "insert into " + marks + " (owner_id, owner_machine, member_machine, from_state, to_state) values (?, ?, ?, ?, ?)";
         pendingMarks = "select count(*) from " + marks;
+        anyMark = "select count(*) from (select 1 from " + marks + " limit 1) m";
         anyGroup = "select 1 from " + groups + " fetch first 1 rows only";
         String inState = " and machine = ? and state = ? and id > ? order by id limit ?";
         childrenInState = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where parent_id = ?" + inState;

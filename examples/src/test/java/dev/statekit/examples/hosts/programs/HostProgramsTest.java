@@ -2,7 +2,7 @@ package dev.statekit.examples.hosts.programs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.statekit.store.InMemoryStore;
+import dev.statekit.store.memory.InMemoryStore;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,21 +1,39 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
-import dev.statekit.store.ClaimIndex.Key;
-import dev.statekit.store.InMemorySlots.Slot;
+import dev.statekit.store.ApplyResult;
+import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
+import dev.statekit.store.CreateResult;
+import dev.statekit.store.GroupPass;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.GroupWrite;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.Page;
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RenewResult;
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
+import dev.statekit.store.StateCount;
+import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.memory.InMemorySlots.Slot;
 import dev.statekit.store.support.ClaimPicker;
 import dev.statekit.store.support.StoreChecks;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,12 +48,15 @@ import org.jspecify.annotations.Nullable;
  * <p>Runnable tasks are found through an index kept only for the states that claims and due-time
  * scans have asked about, so a store used without a runtime pays nothing for it.
  *
- * <p>The parts: {@code InMemorySlots} holds the tasks by id, {@code ClaimIndex} the indexes and the
- * scans that read them, {@code InMemoryQueues} the queue records, {@code InMemoryArchive} the
- * archived tasks. What every store writes the same
- * way (a new task's first snapshot, a claim's snapshot and history entry, the claim order) comes
- * from the store contract's own types: {@link NewTask#toRecord}, {@link ClaimRule#claim},
- * {@link ClaimRule#entry} and {@link dev.statekit.store.support.ClaimPicker}.
+ * <p>The parts (see the package): {@code InMemorySlots} holds the tasks by id, {@code ClaimIndex}
+ * the indexes and the scans that read them, {@code InMemoryCreations} the creations and group
+ * writes, {@code InMemoryClaims} the claims, {@code InMemoryQueues} the queue records,
+ * {@code InMemoryGroups} and {@code InMemoryPasses} the groups and their resolution, and
+ * {@code InMemoryArchive} the archived tasks; this class checks and writes changes. What every
+ * store writes the same way (a new task's first snapshot, a claim's snapshot and history entry, the
+ * claim order, the group bookkeeping) comes from the store contract's own types:
+ * {@link NewTask#toRecord}, {@link ClaimRule#claim}, {@link ClaimRule#entry},
+ * {@link dev.statekit.store.support.ClaimPicker} and {@link dev.statekit.store.support.GroupLedger}.
  */
 public final class InMemoryStore implements Store {
 
@@ -45,14 +66,11 @@ public final class InMemoryStore implements Store {
     private final InMemorySlots tasks = new InMemorySlots();
     private final InMemoryGroups groups = new InMemoryGroups();
     private final ClaimIndex index = new ClaimIndex(tasks, groups::held);
+    private final InMemoryQueues queues = new InMemoryQueues();
+    private final InMemoryCreations creations;
+    private final InMemoryClaims claims;
     private final InMemoryPasses passes = new InMemoryPasses(this, tasks, groups);
     private final InMemoryArchive archive = new InMemoryArchive(this, tasks, groups);
-    private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
-    private final AtomicLong sequences = new AtomicLong();
-    private final AtomicLong frontSequences = new AtomicLong();
-    private final AtomicLong fencingTokens = new AtomicLong();
-    private final InMemoryQueues queues = new InMemoryQueues();
     private final int maxPayloadChars;
 
     /** Creates an empty store with the default payload limit. */
@@ -69,119 +87,20 @@ public final class InMemoryStore implements Store {
     public InMemoryStore(int maxPayloadChars) {
         if (maxPayloadChars < 0) throw new IllegalArgumentException("maxPayloadChars must be >= 0, was " + maxPayloadChars);
         this.maxPayloadChars = maxPayloadChars;
+        this.creations = new InMemoryCreations(tasks, index, groups, maxPayloadChars);
+        this.claims = new InMemoryClaims(this, tasks, index, queues, creations);
     }
 
     // --- create, find, apply ----------------------------------------------------------------
 
-    // The parent's monitor keeps its group from being sealed meanwhile; the dependencies' monitors keep
-    // their states from changing between being counted and the new task being registered as their
-    // dependent. All are taken in ascending id order, as applyAll takes them.
     @Override
     public CreateResult create(NewTask spec) {
-        for (long d : spec.dependsOn()) {
-            if (d < 0) throw new IllegalArgumentException("a dependency on an earlier task of the list is only for createAll: " + d);
-        }
-        StoreChecks.checkPayload(spec, maxPayloadChars);
-        Long parent = spec.parentId();
-        java.util.TreeMap<Long, Slot> monitors = new java.util.TreeMap<>();
-        Slot parentSlot = parent == null ? null : tasks.get(parent);
-        if (parentSlot != null) monitors.put(parent, parentSlot);
-        for (long d : spec.dependsOn()) monitors.put(d, dependency(d, tasks.get(d)));
-        if (monitors.isEmpty()) return createUnder(spec, false);
-        return locked(monitors.values().toArray(new Slot[0]), 0, () -> {
-            for (long d : spec.dependsOn()) {
-                if (tasks.get(d) != monitors.get(d)) dependency(d, null);     // purged before its monitor was taken
-            }
-            InMemoryGroups.Group g = parent == null ? null : groups.get(parent);
-            if (g != null && g.kind == GroupKind.CHILDREN && g.sealed && !existing(spec)) {
-                throw new StatekitException(ErrorCode.GROUP_SEALED, "the children of task " + parent + " are sealed");
-            }
-            return createUnder(spec, false);
-        });
-    }
-
-    private static Slot dependency(long id, @Nullable Slot slot) {
-        if (slot == null) throw new StatekitException(ErrorCode.UNKNOWN_DEPENDENCY, "task " + id + " does not exist");
-        return slot;
+        return creations.create(spec);
     }
 
     @Override
     public List<CreateResult> createAll(List<NewTask> specs) {
-        List<CreateResult> results = new ArrayList<>(specs.size());
-        for (NewTask spec : specs) {
-            List<Long> deps = new ArrayList<>(spec.dependsOn().size());
-            for (long d : spec.dependsOn()) {
-                if (d > 0) deps.add(d);
-                else if (-d <= results.size()) deps.add(results.get((int) -d - 1).task().id());
-                else throw new StatekitException(ErrorCode.DEPENDENCY_CYCLE, "dependency " + d + " of task " + (results.size() + 1)
-                        + " of the list names itself or a later task: the dependencies would form a cycle");
-            }
-            results.add(create(spec.withDependencies(deps)));
-        }
-        return results;
-    }
-
-    private boolean existing(NewTask spec) {
-        String key = spec.idempotencyKey();
-        return key != null && creationKeys.containsKey(spec.machine() + '\u0000' + key);
-    }
-
-    private CreateResult createUnder(NewTask spec, boolean countedByWrite) {
-        String key = spec.idempotencyKey();
-        if (key == null) return new CreateResult(insert(spec, countedByWrite), true);
-        boolean[] created = {false};
-        Long id = creationKeys.computeIfAbsent(spec.machine() + '\u0000' + key, k -> {
-            created[0] = true;
-            return insert(spec, countedByWrite).id();
-        });
-        return new CreateResult(Objects.requireNonNull(tasks.get(id)).task, created[0]);
-    }
-
-    private TaskRecord insert(NewTask spec, boolean countedByWrite) {
-        if (!spec.dependsOn().isEmpty()) return insertDependent(spec);
-        long id = ids.incrementAndGet();
-        TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
-        Slot slot = new Slot(record);
-        synchronized (slot) {
-            tasks.put(id, slot);
-            index.reindex(null, record);
-            groups.born(record);
-            groups.changed(null, record, countedByWrite);
-        }
-        return record;
-    }
-
-    // The caller holds the dependencies' monitors (see create).
-    private TaskRecord insertDependent(NewTask spec) {
-        long id = ids.incrementAndGet();
-        TaskRecord record = spec.toRecord(id, sequences.incrementAndGet());
-        Slot slot = new Slot(record);
-        synchronized (slot) {
-            tasks.put(id, slot);
-            index.reindex(null, record);
-            groups.born(record);
-            groups.changed(null, record, false);
-            InMemoryGroups.Group g = groups.open(id, record.machine(), GroupKind.DEPENDENCIES, spec.dependsOn());
-            g.sealed = true;
-            g.hold = true;
-            for (long d : spec.dependsOn()) {
-                TaskRecord member = Objects.requireNonNull(tasks.get(d)).task;
-                g.total++;
-                g.count(new MemberState(member.machine(), member.state()), 1);
-            }
-            groups.mark(id, InMemoryGroups.Mark.LOOK);
-        }
-        return record;
-    }
-
-    // Takes the monitors of slots[i..] in the order given (ascending ids), then runs body.
-    static <T> T locked(@Nullable Slot[] slots, int i, java.util.function.Supplier<T> body) {
-        if (i == slots.length) return body.get();
-        Slot slot = slots[i];
-        if (slot == null) return locked(slots, i + 1, body);
-        synchronized (slot) {
-            return locked(slots, i + 1, body);
-        }
+        return creations.createAll(specs);
     }
 
     @Override
@@ -209,9 +128,18 @@ public final class InMemoryStore implements Store {
         return applyAll(changes, List.of());
     }
 
-    // Monitors are taken in ascending id order, so two concurrent writes cannot deadlock.
     @Override
     public ApplyResult applyAll(List<Change> changes, List<GroupWrite> writes) {
+        return applyAll(changes, writes, null);
+    }
+
+    /** Applies {@code changes} as {@link #applyAll(List)} does, adding each task as stored and its entry to {@code written}. */
+    ApplyResult applyWritten(List<Change> changes, List<GroupPass.Written> written) {
+        return applyAll(changes, List.of(), written);
+    }
+
+    // Monitors are taken in ascending id order, so two concurrent writes cannot deadlock.
+    private ApplyResult applyAll(List<Change> changes, List<GroupWrite> writes, @Nullable List<GroupPass.Written> written) {
         if (changes.isEmpty() && writes.isEmpty()) throw new IllegalArgumentException("nothing to write");
         StoreChecks.requireDistinctTasks(changes);
         java.util.TreeMap<Long, @Nullable Slot> involved = new java.util.TreeMap<>();
@@ -223,7 +151,7 @@ public final class InMemoryStore implements Store {
             for (NewTask child : w.children()) StoreChecks.checkPayload(child, maxPayloadChars);
         }
         @Nullable Slot[] slots = involved.values().toArray(new Slot[0]);
-        return locked(slots, 0, () -> {
+        return InMemorySlots.locked(slots, 0, () -> {
             for (Change c : changes) {           // refusals name the first task in the order given
                 Slot slot = involved.get(c.next().id());
                 if (slot == null) return ApplyResult.notFound(c.next().id());
@@ -232,42 +160,15 @@ public final class InMemoryStore implements Store {
             }
             for (GroupWrite w : writes) {
                 if (involved.get(w.parentId()) == null) return ApplyResult.notFound(w.parentId());
-                checkGroupWrite(w);
+                creations.checkGroupWrite(w);
             }
-            for (Change c : changes) write(Objects.requireNonNull(involved.get(c.next().id())), c.next(), c.entry(), c.reorders());
-            for (GroupWrite w : writes) writeGroup(w, Objects.requireNonNull(involved.get(w.parentId())).task);
+            for (Change c : changes) {
+                TaskRecord stored = write(Objects.requireNonNull(involved.get(c.next().id())), c.next(), c.entry(), c.reorders());
+                if (written != null) written.add(new GroupPass.Written(stored, c.entry()));
+            }
+            for (GroupWrite w : writes) creations.writeGroup(w, Objects.requireNonNull(involved.get(w.parentId())).task);
             return ApplyResult.APPLIED;
         });
-    }
-
-    private void checkGroupWrite(GroupWrite w) {
-        InMemoryGroups.Group g = groups.get(w.parentId());
-        if (g == null) return;
-        if (g.kind != GroupKind.CHILDREN) {
-            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "task " + w.parentId() + " waits on dependencies and cannot have a group of children");
-        }
-        if (g.sealed) {
-            for (NewTask child : w.children()) {
-                if (!existing(child)) throw new StatekitException(ErrorCode.GROUP_SEALED, "the children of task " + w.parentId() + " are sealed");
-            }
-        }
-    }
-
-    // The caller holds the owner's monitor; children opened with the group are counted here, not by marks.
-    private void writeGroup(GroupWrite w, TaskRecord owner) {
-        InMemoryGroups.Group g = groups.get(w.parentId());
-        if (g == null) g = groups.open(w.parentId(), owner.machine(), GroupKind.CHILDREN, List.of());
-        for (NewTask child : w.children()) {
-            CreateResult r = createUnder(child, true);
-            if (r.created()) {
-                g.total++;
-                g.count(new MemberState(child.machine(), child.state()), 1);
-            }
-        }
-        if (w.seal()) g.sealed = true;
-        Boolean hold = w.hold();
-        if (hold != null) g.hold = hold;
-        groups.mark(w.parentId(), InMemoryGroups.Mark.LOOK);
     }
 
     // --- groups -----------------------------------------------------------------------------
@@ -294,12 +195,16 @@ public final class InMemoryStore implements Store {
     }
 
     @Override
-    public int resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
+    public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
         synchronized (groups.passLock) {
-            int resolved = 0;
-            for (long ownerId : groups.pick(ownerMachines, max)) if (passes.resolveOne(ownerId, resolver)) resolved++;
-            return resolved;
+            List<GroupPass.Written> written = new ArrayList<>();
+            List<GroupRecord> resolved = new ArrayList<>();
+            for (long ownerId : groups.pick(ownerMachines, max)) {
+                GroupRecord g = passes.resolveOne(ownerId, resolver, written);
+                if (g != null) resolved.add(g);
+            }
+            return new GroupPass(written, resolved, groups.pending() > 0);
         }
     }
 
@@ -314,8 +219,8 @@ public final class InMemoryStore implements Store {
         return null;
     }
 
-    /** Writes a new snapshot and its entry; the caller holds the slot's monitor. */
-    private void write(Slot slot, TaskRecord next, HistoryEntry entry, boolean reorders) {
+    /** Writes a new snapshot and its entry, and returns the snapshot as stored; the caller holds the slot's monitor. */
+    TaskRecord write(Slot slot, TaskRecord next, HistoryEntry entry, boolean reorders) {
         TaskRecord old = slot.task;
         next = keepMetadata(old, next, reorders);
         slot.history.add(entry);
@@ -327,6 +232,7 @@ public final class InMemoryStore implements Store {
         slot.task = next;
         index.reindex(old, next);
         groups.changed(old, next, false);
+        return next;
     }
 
     // Priority and sequence change only through reorder or a reordering change; a kept lease keeps its renewed expiry.
@@ -365,7 +271,7 @@ public final class InMemoryStore implements Store {
     @Override
     public Page<TaskRecord> query(TaskQuery query) {
         ArrayList<TaskRecord> matching = new ArrayList<>();
-        long last = ids.get();
+        long last = creations.lastId();
         for (long id = query.afterId() + 1; id <= last && matching.size() <= query.limit(); id++) {
             Slot slot = tasks.get(id);
             if (slot != null && query.matches(slot.task)) matching.add(slot.task);
@@ -379,73 +285,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public List<Claimed> claim(ClaimRequest request) {
-        List<String> from = fromStates(request);
-        index.ensureIndexed(request.machine(), from, ids::get);
-        InMemoryQueues.QueueSlot qs = queues.slot(request.queue());
-        synchronized (qs) {
-            QueueRecord q = qs.record;
-            if (q.paused()) return List.of();
-            int room = request.max();
-            if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - index.leased(request.queue()));
-            QueueCandidates candidates = new QueueCandidates(request, index.candidates(request.machine(), request.queue(), from));
-            int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
-            if (skipped != q.skippedLower()) qs.record = q.withSkippedLower(skipped);
-            return candidates.claimed;
-        }
-    }
-
-    private static List<String> fromStates(ClaimRequest request) {
-        List<String> from = new ArrayList<>(request.rules().size());
-        for (ClaimRule r : request.rules()) from.add(r.from());
-        return from;
-    }
-
-    /** The runnable tasks of one claim, read from the claim index; taking one claims it. The caller holds the queue's monitor. */
-    private final class QueueCandidates implements ClaimPicker.Candidates<Key, RuntimeException> {
-        final ClaimRequest request;
-        final List<NavigableSet<Key>> sets;
-        final List<Claimed> claimed = new ArrayList<>();
-
-        QueueCandidates(ClaimRequest request, List<NavigableSet<Key>> sets) {
-            this.request = request;
-            this.sets = sets;
-        }
-
-        @Override
-        public @Nullable Key top() {
-            return index.top(sets, request);
-        }
-
-        @Override
-        public @Nullable Key lower(int priority) {
-            return index.lower(sets, priority, request);
-        }
-
-        @Override
-        public int priority(Key candidate) {
-            return candidate.priority();
-        }
-
-        @Override
-        public boolean take(Key candidate) {
-            Claimed c = claimOne(candidate.id(), request);
-            if (c != null) claimed.add(c);
-            return c != null;
-        }
-    }
-
-    private @Nullable Claimed claimOne(long id, ClaimRequest request) {
-        Slot slot = Objects.requireNonNull(tasks.get(id));
-        synchronized (slot) {
-            if (!index.runnable(id, request)) return null;
-            TaskRecord t = slot.task;
-            ClaimRule rule = Objects.requireNonNull(request.ruleFor(t.state()));
-            Lease lease = new Lease(request.owner(), fencingTokens.incrementAndGet(), request.now().plus(request.leaseDuration()));
-            HistoryEntry entry = rule.entry(t, request.owner(), request.now());
-            slot.cancelRequested = false;
-            write(slot, rule.claim(t, lease, request.now()), entry, false);
-            return new Claimed(slot.task, entry, ClaimRule.readySince(t));
-        }
+        return claims.claim(request);
     }
 
     @Override
@@ -490,14 +330,12 @@ public final class InMemoryStore implements Store {
 
     @Override
     public List<TaskRecord> peek(ClaimRequest request) {
-        List<String> from = fromStates(request);
-        index.ensureIndexed(request.machine(), from, ids::get);
-        return index.peek(request, from);
+        return claims.peek(request);
     }
 
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
-        long last = ids.get();
+        long last = creations.lastId();
         int purged = 0;
         for (long id = 1; id <= last && purged < max; id++) {
             Slot slot = tasks.get(id);
@@ -521,8 +359,7 @@ public final class InMemoryStore implements Store {
         index.reindex(t, t.toBuilder().state("\u0000purged").notBefore(null).build());   // drops it from every index
         tasks.remove(t.id());
         groups.deleted(t);
-        String key = t.idempotencyKey();
-        if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
+        creations.forget(t);
     }
 
     @Override
@@ -564,7 +401,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public long nextSequence(boolean front) {
-        return front ? frontSequences.decrementAndGet() : sequences.incrementAndGet();
+        return creations.nextSequence(front);
     }
 
     // --- queues -----------------------------------------------------------------------------
@@ -596,7 +433,7 @@ public final class InMemoryStore implements Store {
         Objects.requireNonNull(now, "now");
         java.util.Map<List<String>, long[]> counts = new HashMap<>();
         java.util.Map<List<String>, Instant> oldest = new HashMap<>();
-        long last = ids.get();
+        long last = creations.lastId();
         for (long id = 1; id <= last; id++) {
             Slot slot = tasks.get(id);
             if (slot == null) continue;
@@ -622,7 +459,7 @@ public final class InMemoryStore implements Store {
 
     /** Returns the largest id handed out so far. */
     long lastId() {
-        return ids.get();
+        return creations.lastId();
     }
 
     /** {@inheritDoc} The archive is kept in memory too, for as long as the store lives. */

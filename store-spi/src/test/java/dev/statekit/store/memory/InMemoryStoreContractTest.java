@@ -1,5 +1,6 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.Store;
 import dev.statekit.store.tck.StoreContract;
 
 /** The in-memory store against the store contract. */

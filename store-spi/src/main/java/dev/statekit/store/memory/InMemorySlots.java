@@ -1,5 +1,9 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TaskRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Objects;
@@ -61,5 +65,15 @@ final class InMemorySlots {
         if (page >= MAX_PAGES) return;
         AtomicReferenceArray<@Nullable Slot> p = pages.get((int) page);
         if (p != null) p.set((int) (id & (PAGE_SIZE - 1)), null);
+    }
+
+    /** Takes the monitors of {@code slots[i..]} in the order given (ascending ids), skipping nulls, then runs {@code body}. */
+    static <T> T locked(@Nullable Slot[] slots, int i, java.util.function.Supplier<T> body) {
+        if (i == slots.length) return body.get();
+        Slot slot = slots[i];
+        if (slot == null) return locked(slots, i + 1, body);
+        synchronized (slot) {
+            return locked(slots, i + 1, body);
+        }
     }
 }

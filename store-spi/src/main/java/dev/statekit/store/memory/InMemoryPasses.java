@@ -1,7 +1,13 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.GroupPass;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.GroupResolver;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.support.GroupLedger;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The resolution passes of an {@link InMemoryStore}, one owner at a time (the store serialises
@@ -20,22 +26,24 @@ final class InMemoryPasses {
         this.groups = groups;
     }
 
-    /** Resolves the group of {@code ownerId}; returns whether its decision was written. */
-    boolean resolveOne(long ownerId, GroupResolver resolver) {
+    /**
+     * Resolves the group of {@code ownerId}, adding the changes it writes to {@code written}; returns
+     * the group as written, or null when its decision was not written.
+     */
+    @Nullable GroupRecord resolveOne(long ownerId, GroupResolver resolver, List<GroupPass.Written> written) {
         InMemorySlots.Slot slot = tasks.get(ownerId);
         InMemoryGroups.Group g = groups.get(ownerId);
         if (slot == null || g == null) {
             groups.drain(ownerId);
-            return false;
+            return null;
         }
-        java.util.ArrayDeque<InMemoryGroups.Mark> taken;
+        java.util.ArrayDeque<GroupLedger.Mark> taken;
         GroupResolver.Resolution r;
-        long[] total = {0};
         synchronized (slot) {
             taken = groups.drain(ownerId);
             try {
-                java.util.Map<MemberState, Long> counts = InMemoryGroups.counted(g, taken, total);
-                GroupRecord view = g.record().withCounts(total[0], counts);
+                GroupLedger.Counts counted = InMemoryGroups.counted(g, taken);
+                GroupRecord view = g.record().withCounts(counted.total(), counted.counts());
                 r = resolver.resolve(new GroupResolver.View(slot.task, view, (machine, state, afterId, max) -> members(g, machine, state, afterId, max)));
             } catch (RuntimeException | Error e) {
                 groups.restore(ownerId, taken);          // a pass that fails writes nothing
@@ -43,32 +51,34 @@ final class InMemoryPasses {
             }
         }
         boolean applied;
+        List<GroupPass.Written> changed = new ArrayList<>();
         try {
-            applied = r.changes().isEmpty() || store.applyAll(r.changes()).applied();
+            applied = r.changes().isEmpty() || store.applyWritten(r.changes(), changed).applied();
         } catch (RuntimeException | Error e) {
             groups.restore(ownerId, taken);
             throw e;
         }
         if (!applied) {
             groups.restore(ownerId, taken);
-            return false;
+            return null;
         }
+        written.addAll(changed);
+        GroupRecord record;
         synchronized (slot) {
-            long[] none = {0};
-            java.util.Map<MemberState, Long> before = new java.util.HashMap<>(g.counts);
-            java.util.Map<MemberState, Long> after = InMemoryGroups.counted(g, taken, none);
-            for (MemberState m : before.keySet()) if (!after.containsKey(m)) g.counts.remove(m);
-            g.counts.putAll(after);
-            g.total = none[0];
+            GroupLedger.Counts after = InMemoryGroups.counted(g, taken);
+            g.counts.clear();
+            g.counts.putAll(after.counts());
+            g.total = after.total();
             g.resolution = r.resolution();
             Boolean hold = r.hold();
             if (hold != null) g.hold = hold;
             g.awaiting = r.awaiting();
             g.checked = groups.nextCheck();
+            record = g.record();
         }
         if (!r.creates().isEmpty()) store.createAll(r.creates());
         for (long id : r.cancels()) store.requestCancel(id);
-        return true;
+        return record;
     }
 
     private List<TaskRecord> members(InMemoryGroups.Group g, String machine, String state, long afterId, int max) {

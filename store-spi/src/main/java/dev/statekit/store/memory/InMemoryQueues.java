@@ -1,5 +1,6 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.QueueRecord;
 import dev.statekit.store.support.StoreChecks;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;

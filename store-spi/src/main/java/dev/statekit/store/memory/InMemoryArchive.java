@@ -1,6 +1,10 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
-import dev.statekit.store.InMemorySlots.Slot;
+import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.RetentionRequest;
+import dev.statekit.store.RetentionResult;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.memory.InMemorySlots.Slot;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -54,7 +58,7 @@ final class InMemoryArchive {
             @Nullable Slot[] slots = new Slot[tree.size()];
             int i = 0;
             for (long member : tree) slots[i++] = tasks.get(member);
-            int n = InMemoryStore.locked(slots, 0, () -> moveLocked(request, root, tree, slots, archivedAt));
+            int n = InMemorySlots.locked(slots, 0, () -> moveLocked(request, root, tree, slots, archivedAt));
             if (n > 0) {
                 trees++;
                 moved += n;

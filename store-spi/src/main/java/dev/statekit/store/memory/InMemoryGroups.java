@@ -1,12 +1,17 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.GroupKind;
+import dev.statekit.store.GroupRecord;
+import dev.statekit.store.MemberState;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.support.GroupLedger.Mark;
+import dev.statekit.store.support.GroupLedger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -54,11 +59,6 @@ final class InMemoryGroups {
             counts.merge(state, delta, Long::sum);
             if (counts.get(state) == 0) counts.remove(state);
         }
-    }
-
-    /** A member's change of state (from null: created), or, with a null machine, a request to look at the owner. */
-    record Mark(@Nullable String machine, @Nullable String from, @Nullable String to) {
-        static final Mark LOOK = new Mark(null, null, null);
     }
 
     private final ConcurrentHashMap<Long, Group> groups = new ConcurrentHashMap<>();
@@ -111,19 +111,33 @@ final class InMemoryGroups {
         return c == null ? new java.util.TreeSet<>() : c;
     }
 
-    /** Records the marks of one write of {@code now} (created when {@code old} is null); the caller holds its slot monitor. */
+    /**
+     * Records the marks of one write of {@code now} (created when {@code old} is null), by the rule
+     * of {@link GroupLedger#marks}; the caller holds its slot monitor.
+     */
     void changed(@Nullable TaskRecord old, TaskRecord now, boolean countedByWrite) {
-        if (old != null && old.state().equals(now.state())) return;
-        String from = old == null ? null : old.state();
-        Long parent = now.parentId();
-        if (parent != null && !countedByWrite) {
-            Group g = groups.get(parent);
-            if (g != null && g.kind == GroupKind.CHILDREN) mark(parent, new Mark(now.machine(), from, now.state()));
-        }
-        Set<Long> owners = dependents.get(now.id());
-        if (owners != null) for (long owner : owners) mark(owner, new Mark(now.machine(), from, now.state()));
-        if (old != null && groups.containsKey(now.id())) mark(now.id(), Mark.LOOK);
+        for (GroupLedger.Marked m : GroupLedger.marks(old, now, countedByWrite, owners)) mark(m.ownerId(), m.mark());
     }
+
+    /** The groups as {@link GroupLedger#marks} asks about them. */
+    private final GroupLedger.Owners owners = new GroupLedger.Owners() {
+        @Override
+        public boolean ownsChildren(long taskId) {
+            Group g = groups.get(taskId);
+            return g != null && g.kind == GroupKind.CHILDREN;
+        }
+
+        @Override
+        public Collection<Long> dependents(long taskId) {
+            Set<Long> owners = dependents.get(taskId);
+            return owners == null ? List.of() : owners;
+        }
+
+        @Override
+        public boolean ownsGroup(long taskId) {
+            return groups.containsKey(taskId);
+        }
+    };
 
     void mark(long ownerId, Mark mark) {
         marks.computeIfAbsent(ownerId, k -> new ConcurrentLinkedQueue<>()).add(mark);
@@ -183,27 +197,29 @@ final class InMemoryGroups {
         if (own != null && own.isEmpty()) children.remove(taskId, own);
     }
 
-    /** Picks the owners of one pass: dirty ones first, then awaiting ones least recently checked. The caller holds {@link #passLock}. */
+    /**
+     * Picks the owners of one pass in {@link GroupLedger#passOrder}: those with marks (the dirty set
+     * keeps the order of each owner's oldest mark), then awaiting ones least recently checked; returns
+     * them in id order. The caller holds {@link #passLock}.
+     */
     List<Long> pick(Collection<String> machines, int max) {
-        List<Long> picked = new ArrayList<>();
+        List<Long> marked = new ArrayList<>();
+        List<Long> picked;
         synchronized (dirty) {
             for (Long id : dirty) {
-                if (picked.size() >= max) break;
+                if (marked.size() >= max) break;
                 Group g = groups.get(id);
-                if (g == null || machines.contains(g.ownerMachine)) picked.add(id);
+                if (g == null || machines.contains(g.ownerMachine)) marked.add(id);     // marks of a deleted owner are drained
             }
+            List<Long> awaiting = new ArrayList<>();
+            if (marked.size() < max) {
+                List<Group> waiting = new ArrayList<>();
+                for (Group g : groups.values()) if (g.awaiting && machines.contains(g.ownerMachine)) waiting.add(g);
+                waiting.sort(java.util.Comparator.comparingLong((Group g) -> g.checked).thenComparingLong(g -> g.ownerId));
+                for (Group g : waiting) awaiting.add(g.ownerId);
+            }
+            picked = GroupLedger.passOrder(marked, awaiting, max, Set.of());
             picked.forEach(dirty::remove);
-        }
-        if (picked.size() < max) {
-            List<Group> awaiting = new ArrayList<>();
-            for (Group g : groups.values()) {
-                if (g.awaiting && machines.contains(g.ownerMachine) && !picked.contains(g.ownerId)) awaiting.add(g);
-            }
-            awaiting.sort(java.util.Comparator.comparingLong((Group g) -> g.checked).thenComparingLong(g -> g.ownerId));
-            for (Group g : awaiting) {
-                if (picked.size() >= max) break;
-                picked.add(g.ownerId);
-            }
         }
         picked.sort(null);
         return picked;
@@ -233,18 +249,9 @@ final class InMemoryGroups {
         }
     }
 
-    /** Returns the counts after {@code taken}: total and per state. */
-    static Map<MemberState, Long> counted(Group g, Collection<Mark> taken, long[] total) {
-        HashMap<MemberState, Long> counts = new HashMap<>(g.counts);
-        total[0] = g.total;
-        for (Mark m : taken) {
-            if (m.machine() == null) continue;
-            if (m.from() == null) total[0]++;
-            else counts.merge(new MemberState(m.machine(), m.from()), -1L, Long::sum);
-            if (m.to() != null) counts.merge(new MemberState(m.machine(), m.to()), 1L, Long::sum);
-        }
-        counts.values().removeIf(n -> n == 0);
-        return counts;
+    /** Returns the group's counts after {@code taken} ({@link GroupLedger#counted}); the caller holds its owner's monitor. */
+    static GroupLedger.Counts counted(Group g, Collection<Mark> taken) {
+        return GroupLedger.counted(g.total, g.counts, taken);
     }
 
     long nextCheck() {

@@ -1,5 +1,8 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.Lease;
+import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.AbstractMap;
 import java.util.AbstractSet;

@@ -1,8 +1,23 @@
-package dev.statekit.store;
+package dev.statekit.store.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.statekit.store.ApplyResult;
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
+import dev.statekit.store.CreateResult;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.Page;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
