@@ -314,14 +314,14 @@ public final class CompressionHost implements AutoCloseable {
         return operations.queue(QUEUE);
     }
 
-    /** Start Now: moves the task to the front of its priority. */
-    public boolean startNow(long id) {
-        return operations.moveToFront(machine, id, asOperator()).isApplied();
+    /** Start Now: moves the task to the front of its priority, recorded in its history as {@code user}'s. */
+    public boolean startNow(long id, String user) {
+        return operations.moveToFront(machine, id, Command.user(user).reason("start now")).isApplied();
     }
 
-    /** Changes the priority of a queued task. */
-    public boolean setPriority(long id, int priority) {
-        return operations.setPriority(machine, id, priority, asOperator()).isApplied();
+    /** Changes the priority of a queued task, recorded in its history as {@code user}'s. */
+    public boolean setPriority(long id, int priority, String user) {
+        return operations.setPriority(machine, id, priority, Command.user(user).reason("priority " + priority)).isApplied();
     }
 
     /**
@@ -329,8 +329,8 @@ public final class CompressionHost implements AutoCloseable {
      *
      * @throws IllegalArgumentException if the tasks differ in priority
      */
-    public boolean moveBefore(long id, long beforeId) {
-        return operations.moveBefore(machine, id, beforeId, asOperator());
+    public boolean moveBefore(long id, long beforeId, String user) {
+        return operations.moveBefore(machine, id, beforeId, Command.user(user).reason("move before " + beforeId));
     }
 
     /** Cancels a task: a queued one at once, a running one at its next safe point. */

@@ -133,7 +133,7 @@ class CompressionScenariosTest {
         host.add("b", 10, CompressionTask.NORMAL);
         long c = host.add("c", 10, CompressionTask.NORMAL);
         host.add("h", 10, CompressionTask.HIGH);
-        assertThat(host.startNow(c)).isTrue();
+        assertThat(host.startNow(c, "ana")).isTrue();
         host.resumeQueue();
         executor.runAll();
         assertThat(order()).as("the front of its own priority").containsExactly("h", "c", "a", "b");
@@ -278,7 +278,7 @@ class CompressionScenariosTest {
         assertThat(first.task(a).state()).isEqualTo(State.RUNNING);
         first.runtime().halt();                 // the app crashes while a compresses
         executor.drop();
-        first.startNow(c);                      // before the restart the user put c in front
+        first.startNow(c, "ana");               // before the restart the user put c in front
 
         ManualExecutor second = new ManualExecutor();
         CompressionHost restarted = host("host-1", second, true, null);

@@ -85,7 +85,7 @@ public final class CompressionProgram {
         for (long id : all) {
             out.println("  added #" + id + " " + host.task(id).attribute(CompressionHost.INPUT) + " (" + priority(host.task(id)) + ")");
         }
-        host.startNow(notes);
+        host.startNow(notes, "alice");
         out.println("start now: #" + notes + " notes.txt to the front of Normal");
         host.resumeQueue();
         out.println("queue resumed");

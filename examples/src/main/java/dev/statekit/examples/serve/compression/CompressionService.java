@@ -364,7 +364,7 @@ public final class CompressionService extends SystemService {
         long id = x.id("id");
         x.body().requireOnly(Set.of());
         waiting(find(id), "moved to the front");
-        host.startNow(id);
+        host.startNow(id, x.actor());
         log.info("{} moves task {} to the front of its priority", x.actor(), id);
         return Reply.ok(view(find(id)));
     }
@@ -374,7 +374,7 @@ public final class CompressionService extends SystemService {
         JsonBody body = x.body().requireOnly(Set.of("priority"));
         String priority = body.oneOf("priority", PRIORITIES).orElseThrow(() -> ApiException.badField("priority", "is required"));
         waiting(find(id), "given another priority");
-        host.setPriority(id, TaskViews.priority(priority));
+        host.setPriority(id, TaskViews.priority(priority), x.actor());
         log.info("{} sets the priority of task {} to {}", x.actor(), id, priority);
         return Reply.ok(view(find(id)));
     }
@@ -394,7 +394,7 @@ public final class CompressionService extends SystemService {
                     + "; a task moves among the tasks of its priority (change its priority first)", "before_id",
                     Fires.userEvents(host.machine(), task.state().name()));
         }
-        host.moveBefore(id, before);
+        host.moveBefore(id, before, x.actor());
         log.info("{} moves task {} before task {}", x.actor(), id, before);
         return Reply.ok(view(find(id)));
     }
