@@ -2,12 +2,12 @@ package dev.statekit.jdbc;
 
 import dev.statekit.jdbc.internal.ArchiveTable;
 import dev.statekit.jdbc.internal.Claims;
-import dev.statekit.jdbc.internal.GroupPasses;
 import dev.statekit.jdbc.internal.GroupReads;
 import dev.statekit.jdbc.internal.GroupWrites;
 import dev.statekit.jdbc.internal.JdbcContext;
+import dev.statekit.jdbc.internal.Purges;
 import dev.statekit.jdbc.internal.QueueTable;
-import dev.statekit.jdbc.internal.Retention;
+import dev.statekit.jdbc.internal.Resolutions;
 import dev.statekit.jdbc.internal.Schema;
 import dev.statekit.jdbc.internal.TaskInserts;
 import dev.statekit.jdbc.internal.TaskMetadata;
@@ -95,9 +95,9 @@ public final class JdbcStore implements Store {
     private final TaskMetadata metadata;
     private final QueueTable queues;
     private final Claims claims;
-    private final Retention retention;
+    private final Purges purges;
     private final GroupWrites groupWrites;
-    private final GroupPasses groupPasses;
+    private final Resolutions resolutions;
     private final GroupReads groupReads;
     private final ArchiveTable archive;
 
@@ -112,9 +112,9 @@ public final class JdbcStore implements Store {
         this.metadata = new TaskMetadata(context);
         this.queues = new QueueTable(context);
         this.claims = new Claims(context, queues);
-        this.retention = new Retention(context);
+        this.purges = new Purges(context);
         this.groupWrites = new GroupWrites(context, writes, inserts);
-        this.groupPasses = new GroupPasses(context, writes, inserts);
+        this.resolutions = new Resolutions(context, writes, inserts);
         this.groupReads = new GroupReads(context);
         this.archive = new ArchiveTable(context);
     }
@@ -299,7 +299,7 @@ public final class JdbcStore implements Store {
 
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
-        return retention.purge(machine, states, updatedBefore, max);
+        return purges.purge(machine, states, updatedBefore, max);
     }
 
     /**
@@ -351,7 +351,7 @@ public final class JdbcStore implements Store {
     @Override
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
-        return groupPasses.resolve(ownerMachines, max, resolver);
+        return resolutions.resolve(ownerMachines, max, resolver);
     }
 
     @Override
@@ -403,13 +403,13 @@ public final class JdbcStore implements Store {
      */
     @Override
     public RetentionResult archive(RetentionRequest request, Instant archivedAt) {
-        return retention.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
+        return purges.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
     }
 
     /** {@inheritDoc} Locks as {@link #archive} does. */
     @Override
     public RetentionResult deleteFinished(RetentionRequest request) {
-        return retention.move(request, null);
+        return purges.move(request, null);
     }
 
     /** {@inheritDoc} The task and its history are read in one statement. */
