@@ -2,16 +2,13 @@ package dev.statekit.jdbc;
 
 import dev.statekit.jdbc.internal.ArchiveTable;
 import dev.statekit.jdbc.internal.Claims;
-import dev.statekit.jdbc.internal.DataSourceCheck;
-import dev.statekit.jdbc.internal.GroupPasses;
 import dev.statekit.jdbc.internal.GroupReads;
 import dev.statekit.jdbc.internal.GroupWrites;
-import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
+import dev.statekit.jdbc.internal.Purges;
 import dev.statekit.jdbc.internal.QueueTable;
-import dev.statekit.jdbc.internal.Retention;
+import dev.statekit.jdbc.internal.Resolutions;
 import dev.statekit.jdbc.internal.Schema;
-import dev.statekit.jdbc.internal.SqlErrors;
 import dev.statekit.jdbc.internal.TaskInserts;
 import dev.statekit.jdbc.internal.TaskMetadata;
 import dev.statekit.jdbc.internal.TaskReads;
@@ -40,10 +37,8 @@ import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -51,8 +46,6 @@ import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A durable {@link Store} over plain JDBC, on PostgreSQL (shared by several processes or
@@ -62,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * {@link DataSource}; the store borrows a connection per operation and gives it back at once
  * (plus one connection held for as long as a {@link #watch} on PostgreSQL lasts). The schema is
  * versioned DDL shipped in this artifact; apply it with a migration tool (see {@link #ddl}) or let
- * the store create what is missing ({@link Builder#createSchemaIfMissing(boolean)}).
+ * the store create what is missing ({@link JdbcStoreBuilder#createSchemaIfMissing(boolean)}).
  *
  * <p>Every write is one transaction: a change and its history entry, every change of an
  * {@link #applyAll}, and every task of a {@link #claim}, each with the marks of the groups the task
@@ -84,7 +77,6 @@ import org.slf4j.LoggerFactory;
  * what differs between PostgreSQL and H2 lives behind one dialect interface there.
  */
 public final class JdbcStore implements Store {
-    private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
 
     /** The default table prefix, {@value}. */
     public static final String DEFAULT_TABLE_PREFIX = "statekit_";
@@ -103,13 +95,13 @@ public final class JdbcStore implements Store {
     private final TaskMetadata metadata;
     private final QueueTable queues;
     private final Claims claims;
-    private final Retention retention;
+    private final Purges purges;
     private final GroupWrites groupWrites;
-    private final GroupPasses groupPasses;
+    private final Resolutions resolutions;
     private final GroupReads groupReads;
     private final ArchiveTable archive;
 
-    private JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars) {
+    JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars) {
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
         this.maxPayloadChars = maxPayloadChars;
@@ -120,9 +112,9 @@ public final class JdbcStore implements Store {
         this.metadata = new TaskMetadata(context);
         this.queues = new QueueTable(context);
         this.claims = new Claims(context, queues);
-        this.retention = new Retention(context);
+        this.purges = new Purges(context);
         this.groupWrites = new GroupWrites(context, writes, inserts);
-        this.groupPasses = new GroupPasses(context, writes, inserts);
+        this.resolutions = new Resolutions(context, writes, inserts);
         this.groupReads = new GroupReads(context);
         this.archive = new ArchiveTable(context);
     }
@@ -134,8 +126,8 @@ public final class JdbcStore implements Store {
      * @return a new builder; not thread-safe
      * @throws NullPointerException if {@code dataSource} is null
      */
-    public static Builder builder(DataSource dataSource) {
-        return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+    public static JdbcStoreBuilder builder(DataSource dataSource) {
+        return new JdbcStoreBuilder(Objects.requireNonNull(dataSource, "dataSource"));
     }
 
     /**
@@ -146,7 +138,7 @@ public final class JdbcStore implements Store {
      * ({@code create ... if not exists}).
      *
      * @param dialect the database
-     * @param prefix  the table prefix, as given to {@link Builder#tablePrefix(String)}
+     * @param prefix  the table prefix, as given to {@link JdbcStoreBuilder#tablePrefix(String)}
      * @return the DDL text
      * @throws IllegalArgumentException if {@code prefix} is not a valid table prefix
      */
@@ -307,7 +299,7 @@ public final class JdbcStore implements Store {
 
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
-        return retention.purge(machine, states, updatedBefore, max);
+        return purges.purge(machine, states, updatedBefore, max);
     }
 
     /**
@@ -359,7 +351,7 @@ public final class JdbcStore implements Store {
     @Override
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
-        return groupPasses.resolve(ownerMachines, max, resolver);
+        return resolutions.resolve(ownerMachines, max, resolver);
     }
 
     @Override
@@ -389,129 +381,6 @@ public final class JdbcStore implements Store {
         return queues.setConcurrency(queue, limit);
     }
 
-    // --- builder ----------------------------------------------------------------------------
-
-    /**
-     * A builder of {@link JdbcStore}s. Not thread-safe; {@link #build()} checks every setting
-     * and reports every defect at once.
-     */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private String tablePrefix = DEFAULT_TABLE_PREFIX;
-        private @Nullable Dialect dialect;
-        private int maxPayloadChars = DEFAULT_MAX_PAYLOAD_CHARS;
-        private boolean createSchemaIfMissing;
-
-        private Builder(DataSource dataSource) {
-            this.dataSource = dataSource;
-        }
-
-        /**
-         * Sets the prefix of every table, sequence, index and notification channel name; default
-         * {@value JdbcStore#DEFAULT_TABLE_PREFIX}. It must match {@code [a-z][a-z0-9_]{0,30}}
-         * (checked by {@link #build()}), so that names need no quoting and leave room for suffixes.
-         *
-         * @param prefix the prefix, for example {@code jobs_}
-         * @return this builder
-         * @throws NullPointerException if {@code prefix} is null
-         */
-        public Builder tablePrefix(String prefix) {
-            this.tablePrefix = Objects.requireNonNull(prefix, "prefix");
-            return this;
-        }
-
-        /**
-         * Sets the dialect, instead of detecting it from the database's product name when the store
-         * is built.
-         *
-         * @param value the dialect
-         * @return this builder
-         * @throws NullPointerException if {@code value} is null
-         */
-        public Builder dialect(Dialect value) {
-            this.dialect = Objects.requireNonNull(value, "dialect");
-            return this;
-        }
-
-        /**
-         * Sets the largest payload accepted, in characters; default {@value JdbcStore#DEFAULT_MAX_PAYLOAD_CHARS}.
-         * Larger payloads are refused with {@link ErrorCode#PAYLOAD_TOO_LARGE}. Must not be negative
-         * (checked by {@link #build()}).
-         *
-         * @param value the limit
-         * @return this builder
-         */
-        public Builder maxPayloadChars(int value) {
-            this.maxPayloadChars = value;
-            return this;
-        }
-
-        /**
-         * Sets whether {@link #build()} applies the schema (creating what is missing, leaving what
-         * exists); default false, for hosts that apply {@link JdbcStore#ddl} with their migration
-         * tool.
-         *
-         * @param create whether to create missing tables, sequences and indexes
-         * @return this builder
-         */
-        public Builder createSchemaIfMissing(boolean create) {
-            this.createSchemaIfMissing = create;
-            return this;
-        }
-
-        /**
-         * Builds the store. Connects once when the dialect must be detected or the schema created;
-         * logs the dialect at INFO. On H2, borrows one more connection, once per data source, to warn
-         * when the data source opens the database again for every operation.
-         *
-         * @return the store
-         * @throws IllegalArgumentException listing every invalid setting, or when the database is
-         *                                  neither PostgreSQL nor H2
-         * @throws StatekitException        {@link ErrorCode#STORE_UNAVAILABLE} or {@link ErrorCode#STORE_FAILURE}
-         *                                  when connecting or creating the schema fails
-         */
-        public JdbcStore build() {
-            List<String> problems = new ArrayList<>();
-            String prefixProblem = Schema.checkPrefix(tablePrefix);
-            if (prefixProblem != null) problems.add(prefixProblem);
-            if (maxPayloadChars < 0) problems.add("maxPayloadChars must be >= 0, was " + maxPayloadChars);
-            if (!problems.isEmpty()) throw new IllegalArgumentException("invalid JdbcStore settings: " + String.join("; ", problems));
-            Dialect chosen = dialect;
-            if (chosen == null || createSchemaIfMissing) {
-                String doing = chosen == null ? "detecting the database" : "creating the schema";
-                Connection c = new Jdbc(dataSource).connect(doing, null);
-                try {
-                    if (chosen == null) {
-                        String product = c.getMetaData().getDatabaseProductName();
-                        chosen = Dialect.fromProductName(product);
-                        log.info("statekit store on tables {}*: dialect {} detected from database product '{}'",
-                                tablePrefix, chosen, product);
-                    } else {
-                        log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
-                    }
-                    if (createSchemaIfMissing) {
-                        boolean autoCommit = c.getAutoCommit();
-                        if (!autoCommit) c.setAutoCommit(true);
-                        try {
-                            Schema.apply(c, chosen, tablePrefix);
-                        } finally {
-                            if (!autoCommit) c.setAutoCommit(false);
-                        }
-                        log.info("statekit schema version {} applied on tables {}*", SCHEMA_VERSION, tablePrefix);
-                    }
-                } catch (SQLException e) {
-                    throw SqlErrors.translate(e, doing, null);
-                } finally {
-                    Jdbc.close(c);
-                }
-            } else {
-                log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
-            }
-            DataSourceCheck.warnIfReopening(dataSource, chosen);
-            return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars);
-        }
-    }
-
     // --- metrics ----------------------------------------------------------------------------
 
     /** {@inheritDoc} One {@code GROUP BY} statement over the tasks table. */
@@ -534,13 +403,13 @@ public final class JdbcStore implements Store {
      */
     @Override
     public RetentionResult archive(RetentionRequest request, Instant archivedAt) {
-        return retention.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
+        return purges.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
     }
 
     /** {@inheritDoc} Locks as {@link #archive} does. */
     @Override
     public RetentionResult deleteFinished(RetentionRequest request) {
-        return retention.move(request, null);
+        return purges.move(request, null);
     }
 
     /** {@inheritDoc} The task and its history are read in one statement. */

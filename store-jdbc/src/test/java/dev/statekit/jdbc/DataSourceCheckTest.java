@@ -89,7 +89,7 @@ class DataSourceCheckTest {
     }
 
     static void build(DataSource ds, boolean detect) {
-        JdbcStore.Builder b = JdbcStore.builder(ds).tablePrefix(Databases.uniquePrefix("k"));
+        JdbcStoreBuilder b = JdbcStore.builder(ds).tablePrefix(Databases.uniquePrefix("k"));
         JdbcStore store = (detect ? b.createSchemaIfMissing(true) : b.dialect(Dialect.H2)).build();
         assertThat(store.dialect()).isEqualTo(Dialect.H2);
     }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /** No public signature of {@code dev.statekit.jdbc} mentions a type of its {@code internal} package. */
 class JdbcApiHygieneTest {
-    static final List<Class<?>> API = List.of(JdbcStore.class, JdbcStore.Builder.class, Dialect.class);
+    static final List<Class<?>> API = List.of(JdbcStore.class, JdbcStoreBuilder.class, Dialect.class);
 
     @Test
     void publicSignaturesMentionNoInternalType() {
@@ -39,9 +39,9 @@ class JdbcApiHygieneTest {
     @Test
     void theApiTypesAreFinalOrEnums() {
         assertThat(Modifier.isFinal(JdbcStore.class.getModifiers())).isTrue();
-        assertThat(Modifier.isFinal(JdbcStore.Builder.class.getModifiers())).isTrue();
+        assertThat(Modifier.isFinal(JdbcStoreBuilder.class.getModifiers())).isTrue();
         assertThat(JdbcStore.class.getConstructors()).isEmpty();
-        assertThat(JdbcStore.Builder.class.getConstructors()).isEmpty();
+        assertThat(JdbcStoreBuilder.class.getConstructors()).isEmpty();
     }
 
     private static boolean exported(int modifiers) {

@@ -35,7 +35,7 @@ final class Opened implements AutoCloseable {
     }
 
     /** Opens a store with its own prefix on the database of {@code dialect}, its builder adjusted by {@code settings}. */
-    static Opened open(Dialect dialect, UnaryOperator<JdbcStore.Builder> settings) {
+    static Opened open(Dialect dialect, UnaryOperator<JdbcStoreBuilder> settings) {
         TestPool pool = Databases.pool(dialect);
         JdbcStore store = settings.apply(JdbcStore.builder(pool).tablePrefix(Databases.uniquePrefix(dialect == Dialect.H2 ? "h" : "p"))
                 .createSchemaIfMissing(true)).build();

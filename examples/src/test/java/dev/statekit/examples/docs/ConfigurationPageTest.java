@@ -17,6 +17,7 @@ import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.jdbc.JdbcStore;
+import dev.statekit.jdbc.JdbcStoreBuilder;
 import dev.statekit.store.memory.InMemoryStore;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -54,7 +55,7 @@ class ConfigurationPageTest {
         BUILDERS.put(Dependencies.Builder.class, "Dependencies");
         BUILDERS.put(RunPolicy.Builder.class, "Run policy");
         BUILDERS.put(TaskRuntimeBuilder.class, "TaskRuntime");
-        BUILDERS.put(JdbcStore.Builder.class, "JdbcStore");
+        BUILDERS.put(JdbcStoreBuilder.class, "JdbcStore");
         OPTION_TYPES.put(RetryPolicy.class, "RetryPolicy");
         OPTION_TYPES.put(QueueOptions.class, "QueueOptions");
         OPTION_TYPES.put(Retention.class, "Retention");
@@ -118,7 +119,7 @@ class ConfigurationPageTest {
         expect(page, "Machine (", "version(", field(Machine.builder("m", Dummy.class, Dummy.class), "version"), 1, "1");
         expect(page, "Run policy", "maxAttempts(", RunPolicy.DEFAULT_MAX_ATTEMPTS, 25, "25");
 
-        JdbcStore.Builder jdbc = JdbcStore.builder(dataSource());
+        JdbcStoreBuilder jdbc = JdbcStore.builder(dataSource());
         expect(page, "JdbcStore", "tablePrefix(", field(jdbc, "tablePrefix"), "statekit_", "`statekit_`");
         expect(page, "JdbcStore", "maxPayloadChars(", field(jdbc, "maxPayloadChars"), 1_048_576, "1,048,576");
         expect(page, "JdbcStore", "createSchemaIfMissing(", field(jdbc, "createSchemaIfMissing"), false, "false");

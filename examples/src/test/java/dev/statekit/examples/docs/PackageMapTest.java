@@ -26,6 +26,7 @@ class PackageMapTest {
             "dev.statekit.core.ops", "core/src/main/java",
             "dev.statekit.core.spi", "core/src/main/java",
             "dev.statekit.store", "store-spi/src/main/java",
+            "dev.statekit.store.memory", "store-spi/src/main/java",
             "dev.statekit.store.support", "store-spi/src/main/java",
             "dev.statekit.store.memory", "store-spi/src/main/java",
             "dev.statekit.jdbc", "store-jdbc/src/main/java");

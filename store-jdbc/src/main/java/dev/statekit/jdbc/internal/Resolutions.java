@@ -42,7 +42,7 @@ import java.util.TreeSet;
  * <p>A resolver's change refused by its version check rolls the whole pass back (the marks stay for
  * a later pass), and the pass runs again without that group, at most twice. Immutable and thread-safe.
  */
-public final class GroupPasses {
+public final class Resolutions {
     private static final int RETRIES = 2;
     /** The most tasks one read of the written changes asks for. */
     private static final int READ_CHUNK = 500;
@@ -78,7 +78,7 @@ public final class GroupPasses {
     private final TaskInserts inserts;
 
     /** Creates the passes of one store. */
-    public GroupPasses(JdbcContext context, TaskWrites writes, TaskInserts inserts) {
+    public Resolutions(JdbcContext context, TaskWrites writes, TaskInserts inserts) {
         this.jdbc = context.jdbc();
         this.sql = context.sql();
         this.gsql = context.sql().groups;

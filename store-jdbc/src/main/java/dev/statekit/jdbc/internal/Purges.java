@@ -16,15 +16,15 @@ import java.util.TreeSet;
  * moving finished trees to the archive ({@link ArchiveTable}) or deleting them, a batch per
  * transaction ({@link FinishedTrees} says which trees and locks them). Immutable and thread-safe.
  */
-public final class Retention {
+public final class Purges {
     /** A task a purge may delete, at the version it was selected at. */
     private record Candidate(long id, long version) {}
 
     private final Jdbc jdbc;
     private final Sql sql;
 
-    /** Creates the retention of one store. */
-    public Retention(JdbcContext context) {
+    /** Creates the purges of one store. */
+    public Purges(JdbcContext context) {
         this.jdbc = context.jdbc();
         this.sql = context.sql();
     }
