@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * {@code *&#47;s}, {@code a-b/s} or {@code a/s} (from {@code a} to the field's end), or a list of
  * these joined by commas. Months take {@code JAN}–{@code DEC}, days of the week {@code SUN}–{@code SAT}
  * (case-insensitive); day-of-week 0 and 7 are both Sunday, and {@code SUN} ending a range means 7
- * ({@code MON-SUN}). {@code ?} stands for {@code *} in day-of-month and day-of-week only. The macros
+ * ({@code MON-SUN}; {@code SUN-SUN} is Sunday alone). {@code ?} stands for {@code *} in day-of-month and day-of-week only. The macros
  * {@code @yearly} ({@code @annually}), {@code @monthly}, {@code @weekly}, {@code @daily}
  * ({@code @midnight}) and {@code @hourly} stand for their five-field forms. {@code L}, {@code W} and
  * {@code #} are refused, as is a seventh (year) field.
