@@ -9,7 +9,9 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.zone.ZoneOffsetTransition;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Assume;
@@ -118,6 +120,50 @@ class CronPropertiesTest {
         if (next.isAfter(anchor)) assertThat(next.minus(interval)).isBeforeOrEqualTo(after);
         if (after.isBefore(anchor)) assertThat(schedule.previous(after)).isEmpty();
         else assertThat(schedule.previous(after)).contains(next.minus(interval));
+    }
+
+    /** {@link Recurrence#due} against its definition, worked out by walking every occurrence from the last one created. */
+    @Property(tries = 300)
+    void dueCreatesWhatThePolicyPicksFromEveryOccurrenceSinceTheLast(@ForAll("instants") Instant anchor,
+            @ForAll("intervals") Duration interval, @ForAll("misfires") Misfire misfire,
+            @ForAll("lastOffsets") int lastIndex, @ForAll("nowOffsets") Duration sinceLast) {
+        IntervalSchedule schedule = Schedule.every(interval, anchor);
+        Instant last = lastIndex < 0 ? null : anchor.plus(interval.multipliedBy(lastIndex));
+        Instant now = (last == null ? anchor : last).plus(sinceLast);
+        List<Instant> missed = new ArrayList<>();
+        List<Instant> onTime = new ArrayList<>();
+        for (Instant t = schedule.next(last == null ? now.minus(misfire.threshold()).minusNanos(1) : last); !t.isAfter(now); t = schedule.next(t)) {
+            (t.isBefore(now.minus(misfire.threshold())) ? missed : onTime).add(t);
+        }
+        List<Instant> picked = missed.subList(Math.max(0, missed.size() - misfire.limit()), missed.size());
+        Due due = new Recurrence("r", schedule, misfire).due(last, now);
+        List<Instant> expected = new ArrayList<>(picked);
+        expected.addAll(onTime);
+        assertThat(due.occurrences().stream().map(Occurrence::at).collect(Collectors.toList())).isEqualTo(expected);
+        assertThat(due.occurrences().stream().filter(Occurrence::missed).count()).isEqualTo(picked.size());
+        assertThat(due.skipped()).isEqualTo(picked.size() < missed.size());
+        assertThat(due.nextDue()).isEqualTo(schedule.next(now)).isAfter(now);
+    }
+
+    @Provide
+    Arbitrary<Duration> intervals() {
+        return Arbitraries.longs().between(1, 7200).map(Duration::ofSeconds);
+    }
+
+    @Provide
+    Arbitrary<Misfire> misfires() {
+        return Combinators.combine(Arbitraries.of(Misfire.skip(), Misfire.runOnce(), Misfire.runEach(1), Misfire.runEach(3), Misfire.runEach(50)),
+                Arbitraries.of(Duration.ZERO, Duration.ofSeconds(1), Duration.ofMinutes(1), Duration.ofMinutes(30))).as(Misfire::withThreshold);
+    }
+
+    @Provide
+    Arbitrary<Integer> lastOffsets() {
+        return Arbitraries.integers().between(-1, 100);
+    }
+
+    @Provide
+    Arbitrary<Duration> nowOffsets() {
+        return Arbitraries.longs().between(0, 86_400 * 2).map(Duration::ofSeconds);
     }
 
     private static void checkNext(CronModel model, ZoneId zone, Instant after) {
