@@ -46,6 +46,7 @@ class RecurrenceTest {
                 Arguments.of(skip, "00:00", "01:00:20", "01:00", true, "01:10"),
                 Arguments.of(once, "00:00", "01:00:20", "00:50! 01:00", true, "01:10"),
                 Arguments.of(each2, "00:00", "01:00:20", "00:40! 00:50! 01:00", true, "01:10"),
+                Arguments.of(each10, "00:00", "01:00:20", "00:10! 00:20! 00:30! 00:40! 00:50! 01:00", false, "01:10"),
                 // never created: nothing counts as missed
                 Arguments.of(once, null, "00:55", "", false, "01:00"),
                 Arguments.of(each10, null, "01:00:20", "01:00", false, "01:10"),
