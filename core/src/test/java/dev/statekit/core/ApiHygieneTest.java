@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 /** No public signature of the API packages mentions a type of an {@code .internal} package. */
 class ApiHygieneTest {
     static final List<String> API_PACKAGES = List.of("dev.statekit.core", "dev.statekit.core.spi", "dev.statekit.core.runtime",
-            "dev.statekit.core.ops", "dev.statekit.store", "dev.statekit.store.support", "dev.statekit.store.memory");
+            "dev.statekit.core.ops", "dev.statekit.core.schedule", "dev.statekit.store", "dev.statekit.store.support", "dev.statekit.store.memory");
 
     /** Returns the names of the top-level and nested classes compiled into {@code pkg} (not its subpackages). */
     static Set<String> classesOf(String pkg) {

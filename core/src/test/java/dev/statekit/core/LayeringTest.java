@@ -77,6 +77,14 @@ class LayeringTest {
     }
 
     @Test
+    void theSchedulesUseNothingOfTheEngineTheRuntimeOrTheOperations() {
+        assertThat(mainClassesOf("dev.statekit.core.schedule")).contains("dev.statekit.core.schedule.Cron");
+        assertThat(using("dev.statekit.core.schedule", "dev/statekit/core/runtime/", "dev/statekit/core/ops/", "dev/statekit/core/internal/",
+                "dev/statekit/core/spi/", "dev/statekit/core/TransitionEngine", "dev/statekit/core/Machine")).isEmpty();
+        assertThat(using("dev.statekit.core", "dev/statekit/core/schedule/")).isEmpty();
+    }
+
+    @Test
     void theOperationsDoNotDependOnTheRuntime() {
         assertThat(using("dev.statekit.core.ops", RUNTIME)).isEmpty();
     }
@@ -84,7 +92,7 @@ class LayeringTest {
     @Test
     void everyPackageOpensWithAPackageInfo() {
         for (String pkg : List.of("dev.statekit.core", "dev.statekit.core.spi", "dev.statekit.core.internal", "dev.statekit.core.runtime",
-                "dev.statekit.core.ops", "dev.statekit.store", "dev.statekit.store.support", "dev.statekit.store.memory")) {
+                "dev.statekit.core.ops", "dev.statekit.core.schedule", "dev.statekit.store", "dev.statekit.store.support", "dev.statekit.store.memory")) {
             assertThat(LayeringTest.class.getResource("/" + pkg.replace('.', '/') + "/package-info.class")).as(pkg).isNotNull();
         }
     }

@@ -24,6 +24,7 @@ class PackageMapTest {
             "dev.statekit.core", "core/src/main/java",
             "dev.statekit.core.runtime", "core/src/main/java",
             "dev.statekit.core.ops", "core/src/main/java",
+            "dev.statekit.core.schedule", "core/src/main/java",
             "dev.statekit.core.spi", "core/src/main/java",
             "dev.statekit.store", "store-spi/src/main/java",
             "dev.statekit.store.memory", "store-spi/src/main/java",
