@@ -25,7 +25,11 @@ class PackageMapTest {
             Map.entry("dev.statekit.core.runtime", "core/src/main/java"),
             Map.entry("dev.statekit.core.ops", "core/src/main/java"),
             Map.entry("dev.statekit.core.schedule", "core/src/main/java"),
-            Map.entry("dev.statekit.core.spi", "core/src/main/java"));
+            Map.entry("dev.statekit.core.spi", "core/src/main/java"),
+            Map.entry("dev.statekit.store", "store-spi/src/main/java"),
+            Map.entry("dev.statekit.store.memory", "store-spi/src/main/java"),
+            Map.entry("dev.statekit.store.support", "store-spi/src/main/java"),
+            Map.entry("dev.statekit.jdbc", "store-jdbc/src/main/java"));
 
     /** Every row of the map's second table: the types named, by package. */
     static Map<String, Set<String>> map() throws IOException {
