@@ -72,6 +72,13 @@ public interface Kernel {
     <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, E event,
                                                                               Command command);
 
+    /**
+     * Asks the authorizer about a person's change of task {@code current} that fires no event of the
+     * table (a deletion), named {@code name}; its refusal, or null when allowed.
+     */
+    <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, String name,
+                                                                              Command command);
+
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry);
 
