@@ -74,6 +74,12 @@ final class KernelAccess implements Kernel {
     }
 
     @Override
+    public <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current,
+                                                                                     String name, Command command) {
+        return commit.forbidden(machine, current, name, command);
+    }
+
+    @Override
     public void announce(String machine, TaskRecord task, HistoryEntry entry) {
         listeners.transitioned(machine, task, entry);
     }

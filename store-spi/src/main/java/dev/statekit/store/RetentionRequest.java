@@ -26,8 +26,11 @@ import java.util.Set;
  *                       must name {@code machine} with at least one state
  * @param max            the most trees to take in one batch (one transaction), at least 1; a tree counts once
  *                       however many descendants it has
+ * @param roots          only these tasks may be roots, if set (an operator's choice of tasks, {@link #ofTasks});
+ *                       the store then reads them by id instead of scanning the machine's finished tasks
  */
-public record RetentionRequest(String machine, Instant finishedBefore, Map<String, Set<String>> finished, int max) {
+public record RetentionRequest(String machine, Instant finishedBefore, Map<String, Set<String>> finished, int max,
+                               @org.jspecify.annotations.Nullable Set<Long> roots) {
 
     /**
      * Creates a request; the map and its sets are copied.
@@ -42,10 +45,29 @@ public record RetentionRequest(String machine, Instant finishedBefore, Map<Strin
         for (Map.Entry<String, Set<String>> e : finished.entrySet()) copy.put(e.getKey(), Set.copyOf(e.getValue()));
         finished = Map.copyOf(copy);
         if (max < 1) throw new IllegalArgumentException("max must be >= 1, was " + max);
+        if (roots != null) roots = Set.copyOf(roots);
         Set<String> own = finished.get(machine);
         if (own == null || own.isEmpty()) {
             throw new IllegalArgumentException("the finished states name no state of machine " + machine + ": " + finished.keySet());
         }
+    }
+
+    /** Creates a request over every finished root of {@code machine} (no choice of ids). */
+    public RetentionRequest(String machine, Instant finishedBefore, Map<String, Set<String>> finished, int max) {
+        this(machine, finishedBefore, finished, max, null);
+    }
+
+    /**
+     * Returns a request for the trees rooted at the tasks {@code ids} of {@code machine}, whenever they
+     * finished: each is taken with its tree if it is a root (without a parent), finished and lease-free,
+     * and its tree may go (as for any request); the others stay.
+     *
+     * @throws IllegalArgumentException if {@code ids} is empty, or {@code finished} names no finished state of {@code machine}
+     */
+    public static RetentionRequest ofTasks(String machine, java.util.Collection<Long> ids, Map<String, Set<String>> finished) {
+        if (ids.isEmpty()) throw new IllegalArgumentException("no task ids");
+        Set<Long> roots = Set.copyOf(ids);
+        return new RetentionRequest(machine, Instant.MAX, finished, roots.size(), roots);
     }
 
     /** Returns the finished states of the roots' machine. */
@@ -62,11 +84,11 @@ public record RetentionRequest(String machine, Instant finishedBefore, Map<Strin
     /**
      * Returns whether {@code task} may be the root of a tree this request takes: a task of
      * {@link #machine()} without a parent, in a finished state, without a lease, last changed before
-     * {@link #finishedBefore()}.
+     * {@link #finishedBefore()}, and one of {@link #roots()} when they are set.
      */
     public boolean isRoot(TaskRecord task) {
         return task.machine().equals(machine) && task.parentId() == null && isMovable(task)
-                && task.updatedAt().isBefore(finishedBefore);
+                && task.updatedAt().isBefore(finishedBefore) && (roots == null || roots.contains(task.id()));
     }
 
     /** Returns whether {@code task} may leave the hot table with its tree: finished (as the map says) and lease-free. */

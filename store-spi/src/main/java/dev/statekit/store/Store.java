@@ -330,7 +330,8 @@ public interface Store {
      * Deletes up to {@code request.max()} finished trees, in one transaction, as {@link #archive}
      * would move them (the same trees qualify), with their history, idempotency records and groups,
      * without keeping them in the archive. Unlike {@link #purge}, which deletes only tasks without
-     * children and deletes children on their own, this takes a root with all its descendants.
+     * children and deletes children on their own, this takes a root with all its descendants. A request
+     * {@link RetentionRequest#ofTasks of chosen tasks} (an operator's deletion) takes only trees rooted at them.
      *
      * @return how many trees and tasks were deleted
      */

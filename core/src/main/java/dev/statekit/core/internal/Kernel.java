@@ -1,5 +1,6 @@
 package dev.statekit.core.internal;
 
+import dev.statekit.core.Children;
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
@@ -9,10 +10,14 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
+import java.util.ArrayDeque;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +77,13 @@ public interface Kernel {
     <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, E event,
                                                                               Command command);
 
+    /**
+     * Asks the authorizer about a person's change of task {@code current} that fires no event of the
+     * table (a deletion), named {@code name}; its refusal, or null when allowed.
+     */
+    <S extends Enum<S>, E extends Enum<E>> Outcome.@Nullable Refused<S> forbidden(Machine<S, E> machine, TaskRecord current, String name,
+                                                                              Command command);
+
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry);
 
@@ -98,6 +110,25 @@ public interface Kernel {
      */
     static <S extends Enum<S>, E extends Enum<E>> @Nullable Adjust givesBackOnCancel(Machine<S, E> machine, S from, E cancel) {
         return Access.facts().givesBackOnCancel(machine, from, cancel);
+    }
+
+    /**
+     * Returns the terminal states of {@code machines} and of the machines of their children, and theirs,
+     * by machine name: what a retention request counts as finished.
+     */
+    static Map<String, Set<String>> finishedStates(Collection<? extends Machine<?, ?>> machines) {
+        Map<String, Set<String>> finished = new HashMap<>();
+        ArrayDeque<Machine<?, ?>> next = new ArrayDeque<>(machines);
+        while (!next.isEmpty()) {
+            Machine<?, ?> m = next.poll();
+            if (finished.containsKey(m.name())) continue;
+            Set<String> states = new HashSet<>();
+            for (Enum<?> s : m.terminals()) states.add(s.name());
+            finished.put(m.name(), Set.copyOf(states));
+            Children<?, ?> c = m.children();
+            if (c != null) next.add(c.machine());
+        }
+        return Map.copyOf(finished);
     }
 
     /** The facts of a machine's table the runtime acts on, decided by the engine's decider. Not API. */

@@ -55,19 +55,60 @@ public final class TaskOperations {
     /** The history event of a task's move before another, and of the renumbering of those it passes. */
     public static final String MOVE_BEFORE = "MOVE_BEFORE";
 
+    /** The name the authorizer is asked about for a deletion ({@link #deleteAll}). */
+    public static final String DELETE = "DELETE";
+    /** A bulk operation's refusal of a task that changed, since its page was read, so that the filter no longer selects it. */
+    public static final String NO_LONGER_MATCHES = "NO_LONGER_MATCHES";
+    /** A deletion's refusal of a child: a child goes only with its root's tree. */
+    public static final String HAS_PARENT = "HAS_PARENT";
+    /** A deletion's refusal of a task not in a terminal state. */
+    public static final String NOT_FINISHED = "NOT_FINISHED";
+    /** A deletion's refusal of a task that holds a lease. */
+    public static final String LEASED = "LEASED";
+    /**
+     * A deletion's refusal of a finished task whose tree may not go now: a descendant is unfinished or
+     * leased, a group pass has marks waiting for one of its tasks, a task outside it depends on one of
+     * its tasks, or another writer holds it at the moment.
+     */
+    public static final String UNFINISHED_TREE = "UNFINISHED_TREE";
+    /** The tasks a bulk operation reads and writes in one batch, unless {@link #withBatchSize} says otherwise. */
+    public static final int DEFAULT_BATCH_SIZE = 100;
+
     private final TransitionEngine engine;
     private final Kernel kernel;
     private final Store store;
+    private final int batchSize;
+    private final Bulk bulk;
 
-    private TaskOperations(TransitionEngine engine) {
+    private TaskOperations(TransitionEngine engine, int batchSize) {
         this.engine = engine;
         this.kernel = Kernel.of(engine);
         this.store = engine.store();
+        this.batchSize = batchSize;
+        this.bulk = new Bulk(kernel, batchSize);
     }
 
     /** Returns the operations over {@code engine}, its store, clock, authorizer and listeners. */
     public static TaskOperations of(TransitionEngine engine) {
-        return new TaskOperations(Objects.requireNonNull(engine, "engine"));
+        return new TaskOperations(Objects.requireNonNull(engine, "engine"), DEFAULT_BATCH_SIZE);
+    }
+
+    /**
+     * Returns these operations with bulk operations in batches of {@code size} tasks: one page read,
+     * and one round of writes, per batch.
+     *
+     * @throws IllegalArgumentException if {@code size} is not within 1..{@value TaskQuery#MAX_LIMIT}
+     */
+    public TaskOperations withBatchSize(int size) {
+        if (size < 1 || size > TaskQuery.MAX_LIMIT) {
+            throw new IllegalArgumentException("batch size must be within 1.." + TaskQuery.MAX_LIMIT + ", was " + size);
+        }
+        return new TaskOperations(engine, size);
+    }
+
+    /** Returns the number of tasks a bulk operation takes in one batch. */
+    public int batchSize() {
+        return batchSize;
     }
 
     /** Returns the engine these operations write through. */
@@ -176,6 +217,72 @@ public final class TaskOperations {
         store.requestCancel(taskId);
         log.info("cancellation of task {} ({}) requested by {}", taskId, machine.name(), command.actor());
         return new CancelResult<>(CancelResult.Status.REQUESTED, null);
+    }
+
+    // --- bulk operations ------------------------------------------------------------------------
+
+    /**
+     * Counts the tasks {@code filter} selects now, and names the last of them: run an operation with
+     * {@code filter.upTo(count.lastId())} to touch no task created after the count. Reads page after
+     * page of the largest size; holds one page at a time.
+     */
+    public BulkCount count(TaskFilter<?, ?> filter) {
+        return bulk.count(Objects.requireNonNull(filter, "filter"));
+    }
+
+    /**
+     * Retries every task {@code filter} selects by firing {@code retryEvent}, as {@link #retry} does
+     * (its automatic retry count and attempts start again), in batches of {@link #batchSize()}.
+     *
+     * <p>The tasks are found page after page in ascending id order (keyset paging), so none is missed
+     * or done twice however the pages change meanwhile; a task created during the operation is taken if
+     * it matches when its page is read, unless {@link TaskFilter#upTo} excludes it. Each page is a batch,
+     * decided on the records read and written through the engine's one write pipeline: each change is
+     * checked by the authorizer and the table, and recorded with a history entry naming the command's
+     * actor. A task changed since its page was read is read again: decided again if it still matches,
+     * else refused as {@link #NO_LONGER_MATCHES}. Refusals are counted by code, not thrown; a change
+     * that fails with an error is logged and counted as failed, and the operation goes on.
+     *
+     * <p>Within a batch the retried tasks keep their FIFO order; with {@code front} they go to the
+     * front of their priority, each batch in front of the batches before it.
+     */
+    public <S extends Enum<S>, E extends Enum<E>> BulkResult retryAll(TaskFilter<S, E> filter, E retryEvent, boolean front,
+                                                                      Command command) {
+        return bulk.retry(Objects.requireNonNull(filter, "filter"), Objects.requireNonNull(retryEvent, "retryEvent"), front,
+                Objects.requireNonNull(command, "command"));
+    }
+
+    /**
+     * Cancels every task {@code filter} selects with its machine's cancel event, each as {@link #cancel}
+     * does: a task that holds no lease, or whose state does not allow the event, is cancelled at once
+     * (or refused by the table); a running task whose machine allows it gets a cancellation request,
+     * counted as {@link BulkResult#requested()}. Found, batched, checked and counted as
+     * {@link #retryAll(TaskFilter, Enum, boolean, Command)} says.
+     *
+     * @throws IllegalArgumentException if the machine declares no cancel event
+     */
+    public <S extends Enum<S>, E extends Enum<E>> BulkResult cancelAll(TaskFilter<S, E> filter, Command command) {
+        E cancel = filter.machine().cancelEvent();
+        if (cancel == null) throw new IllegalArgumentException("machine " + filter.machine().name() + " declares no cancel event");
+        return bulk.cancel(filter, cancel, Objects.requireNonNull(command, "command"));
+    }
+
+    /**
+     * Deletes every task {@code filter} selects that is finished, with its history, idempotency records
+     * and groups, and with its whole tree of descendants ({@link Store#deleteFinished} over the chosen
+     * roots); found and batched as {@link #retryAll(TaskFilter, Enum, boolean, Command)} says, each
+     * batch one store transaction.
+     *
+     * <p>Only a root goes, with its tree: a child is refused as {@link #HAS_PARENT} (it goes with its
+     * root); a task not in a terminal state as {@link #NOT_FINISHED}; one that holds a lease as
+     * {@link #LEASED}; one whose tree may not go now, because a child is unfinished or running, a group
+     * pass still has work for it or another task depends on it, as {@link #UNFINISHED_TREE}. The
+     * authorizer is asked about a person's deletion under the name {@link #DELETE}. No history is left
+     * of a deleted task: each deletion is logged at INFO with the task, its machine and state, and the
+     * command's actor.
+     */
+    public <S extends Enum<S>, E extends Enum<E>> BulkResult deleteAll(TaskFilter<S, E> filter, Command command) {
+        return bulk.delete(Objects.requireNonNull(filter, "filter"), Objects.requireNonNull(command, "command"));
     }
 
     // --- places in the queue ------------------------------------------------------------------

@@ -1,17 +1,13 @@
 package dev.statekit.core.runtime;
 
-import dev.statekit.core.Children;
 import dev.statekit.core.Machine;
-
+import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,18 +58,7 @@ final class RetentionPasses {
 
     /** Returns the terminal states of {@code machines} and of the machines of their children, and theirs, by name. */
     static Map<String, Set<String>> finishedStates(Collection<Machine<?, ?>> machines) {
-        Map<String, Set<String>> finished = new HashMap<>();
-        ArrayDeque<Machine<?, ?>> next = new ArrayDeque<>(machines);
-        while (!next.isEmpty()) {
-            Machine<?, ?> m = next.poll();
-            if (finished.containsKey(m.name())) continue;
-            Set<String> states = new HashSet<>();
-            for (Enum<?> s : m.terminals()) states.add(s.name());
-            finished.put(m.name(), Set.copyOf(states));
-            Children<?, ?> c = m.children();
-            if (c != null) next.add(c.machine());
-        }
-        return Map.copyOf(finished);
+        return Kernel.finishedStates(machines);
     }
 
     /** Returns whether any machine is retained. */

@@ -182,6 +182,32 @@ abstract class ArchiveContract extends ContractPart {
     }
 
     @Test
+    public void deleteFinishedWithChosenRootsTakesOnlyThoseWholeTreesWheneverTheyFinished() {
+        TaskRecord chosen = applied(move(create(), DONE, null));
+        TaskRecord child = create(spec().machine("chunk").parent(chosen.id()).state(DONE));
+        TaskRecord notChosen = applied(move(create(), DONE, null));
+        TaskRecord unfinished = applied(move(create(), RUNNING, null));
+        TaskRecord withRunningChild = applied(move(create(), "FAILED", null));
+        TaskRecord runningChild = create(spec().machine("chunk").parent(withRunningChild.id()).state(RUNNING));
+        TaskRecord finishedChild = create(spec().machine("chunk").parent(withRunningChild.id()).state(DONE));
+        TaskRecord leased = applied(move(claimOne(create(spec().priority(9)).id(), OWNER, LEASE), DONE, null));
+        List<Long> ids = List.of(chosen.id(), unfinished.id(), withRunningChild.id(), finishedChild.id(), leased.id(),
+                leased.id() + 1000);
+
+        assertThat(store.deleteFinished(RetentionRequest.ofTasks(MACHINE, ids, FINISHED)))
+                .as("the chosen root with its child, though it finished after every time given")
+                .isEqualTo(new RetentionResult(1, 2));
+        assertThat(store.find(chosen.id())).isEmpty();
+        assertThat(store.find(child.id())).isEmpty();
+        assertThat(store.history(chosen.id())).isEmpty();
+        for (TaskRecord kept : List.of(notChosen, unfinished, withRunningChild, runningChild, finishedChild, leased)) {
+            assertThat(get(kept.id())).isEqualTo(kept);
+        }
+        assertThat(store.deleteFinished(RetentionRequest.ofTasks(MACHINE, ids, FINISHED))).isEqualTo(RetentionResult.NONE);
+        assertThatThrownBy(() -> RetentionRequest.ofTasks(MACHINE, List.of(), FINISHED)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     public void purgeArchivedDeletesTreesOfTheMachineArchivedBeforeATime() {
         Instant first = T0.plus(HOUR.multipliedBy(2));
         Instant second = T0.plus(HOUR.multipliedBy(3));

@@ -3,8 +3,10 @@ package dev.statekit.store.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.store.Page;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -82,6 +84,34 @@ abstract class QueryContract extends ContractPart {
         }
         assertThat(pages).isEqualTo(expectedPages);
         return seen;
+    }
+
+    @Test
+    public void filtersByLastErrorCodeAndHalfOpenTimeRanges() {
+        TaskError limited = new TaskError("RATE_LIMITED", "slow down", true, null);
+        TaskRecord early = create(spec().createdAt(T0));
+        TaskRecord failed = applied(change(create(spec().createdAt(T0.plus(HOUR))), b -> b.lastError(limited), null));
+        TaskRecord other = applied(change(create(spec().createdAt(T0.plus(HOUR.multipliedBy(2)))),
+                b -> b.lastError(new TaskError("TIMEOUT", "too slow", false, "fetch")), null));
+        TaskRecord late = applied(change(create(spec().createdAt(T0.plus(HOUR.multipliedBy(3)))), b -> b.lastError(limited), null));
+        Instant failedUpdated = failed.updatedAt();
+
+        assertThat(queryIds(TaskQuery.all().errorCode("RATE_LIMITED"))).containsExactly(failed.id(), late.id());
+        assertThat(queryIds(TaskQuery.all().errorCode("TIMEOUT"))).containsExactly(other.id());
+        assertThat(queryIds(TaskQuery.all().errorCode("NONE"))).isEmpty();
+        assertThat(queryIds(TaskQuery.all().createdBetween(T0.plus(HOUR), T0.plus(HOUR.multipliedBy(3)))))
+                .as("from inclusive, to exclusive").containsExactly(failed.id(), other.id());
+        assertThat(queryIds(TaskQuery.all().createdBetween(null, T0.plus(HOUR)))).containsExactly(early.id());
+        assertThat(queryIds(TaskQuery.all().createdBetween(T0.plus(HOUR.multipliedBy(3)), null))).containsExactly(late.id());
+        assertThat(queryIds(TaskQuery.all().updatedBetween(failedUpdated, failedUpdated.plusNanos(1000))))
+                .containsExactly(failed.id());
+        assertThat(queryIds(TaskQuery.all().updatedBetween(failedUpdated.plusNanos(1000), null))).containsExactly(other.id(), late.id());
+        assertThat(queryIds(TaskQuery.all().updatedBetween(null, failedUpdated))).containsExactly(early.id());
+        assertThat(queryIds(TaskQuery.all().errorCode("RATE_LIMITED").createdBetween(T0, T0.plus(HOUR.multipliedBy(2)))
+                .machine(MACHINE).states(Set.of(READY)).queue(QUEUE))).containsExactly(failed.id());
+        for (TaskRecord t : List.of(early, failed, other, late)) {
+            assertThat(TaskQuery.all().errorCode("RATE_LIMITED").matches(t)).isEqualTo(t == failed || t == late);
+        }
     }
 
     @Test

@@ -1,6 +1,9 @@
 package dev.statekit.examples.serve;
 
 import dev.statekit.core.Command;
+import dev.statekit.core.ops.BulkCount;
+import dev.statekit.core.ops.BulkResult;
+import dev.statekit.core.ops.TaskFilter;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.HistoryStep;
@@ -50,7 +53,13 @@ import org.slf4j.LoggerFactory;
  *       {@link Service#fireUser} (a refusal is the table's 409 with its {@code error_code});</li>
  *   <li>{@code POST /ui/api/tasks/{id}/retry-failed-children}: {@link Service#retryFailedChildren};</li>
  *   <li>{@code POST /ui/api/queues/{queue}/pause}, {@code /resume}, {@code /stop-after-current},
- *       {@code /concurrency} {@code {"limit": n}}: the queue's controls.</li>
+ *       {@code /concurrency} {@code {"limit": n}}: the queue's controls;</li>
+ *   <li>{@code POST /ui/api/bulk/count} {@code {"machine": …, "state": …, "queue": …, "parent": …}}: how many
+ *       tasks of the task list's filter there are now ({@code count}) and the last of them ({@code upTo});</li>
+ *   <li>{@code POST /ui/api/bulk/retry}, {@code /cancel}, {@code /delete} with that filter and the count's
+ *       {@code upTo} (and for a retry the user {@code event} to fire): {@link TaskOperations#retryAll(TaskFilter,
+ *       Enum, boolean, Command)}, {@link TaskOperations#cancelAll}, {@link TaskOperations#deleteAll} over the tasks
+ *       counted, answering what was applied, requested, refused (by code) and failed.</li>
  * </ul>
  * With {@code --read-only-dashboard} the page shows no controls and every POST answers 403
  * {@code FORBIDDEN}. The actor of a change is the request's {@code X-User}.
@@ -110,6 +119,8 @@ final class Dashboard {
         router.post("/ui/api/queues/{queue}/resume", change(x -> queueControl(x, "resume")));
         router.post("/ui/api/queues/{queue}/stop-after-current", change(x -> queueControl(x, "stop-after-current")));
         router.post("/ui/api/queues/{queue}/concurrency", change(x -> queueControl(x, "concurrency")));
+        router.post("/ui/api/bulk/count", change(this::bulkCount));
+        router.post("/ui/api/bulk/{action}", change(this::bulk));
     }
 
     /** A route that changes something: 403 when the dashboard is read-only. */
@@ -286,6 +297,92 @@ final class Dashboard {
         }
         log.info("dashboard: {} {} queue {}", actor, action, queue);
         return Reply.ok(queue(queue, operations.stateCounts()));
+    }
+
+    // --- bulk actions -------------------------------------------------------------------------
+
+    private static final Set<String> FILTER_FIELDS = Set.of("machine", "state", "queue", "parent");
+
+    private Reply bulkCount(Exchange x) {
+        JsonBody body = x.body().requireOnly(FILTER_FIELDS);
+        TaskFilter<?, ?> filter = filter(body);
+        BulkCount count = operations().count(filter);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("count", count.tasks());
+        answer.put("upTo", count.lastId());
+        return Reply.ok(answer);
+    }
+
+    private Reply bulk(Exchange x) {
+        String action = x.parameter("action");
+        if (!Set.of("retry", "cancel", "delete").contains(action)) {
+            throw new ApiException(404, "NOT_FOUND", "no bulk action " + Router.truncate(action) + "; the actions: retry, cancel, delete");
+        }
+        Set<String> fields = new java.util.HashSet<>(FILTER_FIELDS);
+        fields.add("upTo");
+        if (action.equals("retry")) fields.add("event");
+        JsonBody body = x.body().requireOnly(fields);
+        long upTo = body.integer("upTo", 0, Long.MAX_VALUE)
+                .orElseThrow(() -> ApiException.badField("upTo", "is required: the upTo of a count, so that only the tasks counted are changed"));
+        String actor = x.actor();
+        BulkResult result = switch (action) {
+            case "retry" -> retryAll(filter(body).upTo(upTo), body.requireString("event", 100), Command.user(actor));
+            case "cancel" -> {
+                TaskFilter<?, ?> filter = filter(body).upTo(upTo);
+                if (filter.machine().cancelEvent() == null) {
+                    throw new ApiException(409, "NOT_SUPPORTED", "machine " + filter.machine().name() + " declares no cancel event");
+                }
+                yield operations().cancelAll(filter, Command.user(actor));
+            }
+            default -> operations().deleteAll(filter(body).upTo(upTo), Command.user(actor));
+        };
+        log.info("dashboard: {} bulk {} of {} up to #{}: {}", actor, action, body.node(), upTo, result);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("matched", result.matched());
+        answer.put("applied", result.applied());
+        answer.put("requested", result.requested());
+        answer.put("refused", result.refused());
+        answer.put("refusals", result.refusals());
+        answer.put("failed", result.failed());
+        answer.put("alsoDeleted", result.alsoDeleted());
+        return Reply.ok(answer);
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> BulkResult retryAll(TaskFilter<S, E> filter, String eventName, Command command) {
+        E event = filter.machine().event(eventName);
+        if (event == null) {
+            throw ApiException.badField("event", "machine " + filter.machine().name() + " has no event '" + Router.truncate(eventName) + "'");
+        }
+        return operations().retryAll(filter, event, false, command);
+    }
+
+    /** The task list's filter in {@code body}: a machine (required), and a state, a queue and a parent if given. */
+    private TaskFilter<?, ?> filter(JsonBody body) {
+        String name = body.string("machine", 200)
+                .orElseThrow(() -> ApiException.badField("machine", "is required: a bulk action concerns the tasks of one machine"));
+        Machine<?, ?> machine = machines().get(name);
+        if (machine == null) {
+            throw ApiException.badField("machine", "this service has no machine '" + Router.truncate(name) + "'; its machines: "
+                    + String.join(", ", machines().keySet()));
+        }
+        return filter(machine, body);
+    }
+
+    private <S extends Enum<S>, E extends Enum<E>> TaskFilter<S, E> filter(Machine<S, E> machine, JsonBody body) {
+        TaskFilter<S, E> filter = TaskFilter.of(machine);
+        Optional<String> stateName = body.string("state", 200);
+        if (stateName.isPresent()) {
+            S state = machine.state(stateName.get());
+            if (state == null) {
+                throw ApiException.badField("state", "machine " + machine.name() + " has no state '" + Router.truncate(stateName.get()) + "'");
+            }
+            filter = filter.states(List.of(state));
+        }
+        Optional<String> queue = body.string("queue", 200);
+        if (queue.isPresent()) filter = filter.queue(queue.get());
+        Optional<Long> parent = body.integer("parent", 1, Long.MAX_VALUE);
+        if (parent.isPresent()) filter = filter.parent(parent.get());
+        return filter;
     }
 
     private TaskOperations operations() {

@@ -43,21 +43,16 @@ final class FinishedTrees {
 
     /** Locks and returns the trees {@code request} takes, at most its {@code max}; the caller moves them and commits. */
     static List<Tree> lock(Connection c, ArchiveSql sql, RetentionRequest request) throws SQLException {
-        List<String> states = new ArrayList<>(new TreeSet<>(request.rootStates()));
-        List<Long> candidates = Jdbc.query(c, sql.roots(states.size()), ps -> {
-            int i = 1;
-            ps.setString(i++, request.machine());
-            for (String s : states) ps.setString(i++, s);
-            Rows.setInstant(ps, i++, request.finishedBefore());
-            ps.setInt(i, request.max());
-        }, rs -> rs.getLong(1));
+        List<Long> candidates = candidates(c, sql, request);
         if (candidates.isEmpty()) return List.of();
         Map<Long, Long> rootOf = new HashMap<>();
         Map<Long, List<Long>> trees = new LinkedHashMap<>();
         for (Row row : rows(c, sql::lockTasks, candidates)) {
             // RetentionRequest.isRoot, on the columns read
+            Set<Long> chosen = request.roots();
             if (row.machine().equals(request.machine()) && row.parent() == null && !row.leased()
-                    && request.isFinished(row.machine(), row.state()) && row.updatedAt().isBefore(request.finishedBefore())) {
+                    && request.isFinished(row.machine(), row.state()) && row.updatedAt().isBefore(request.finishedBefore())
+                    && (chosen == null || chosen.contains(row.id()))) {
                 rootOf.put(row.id(), row.id());
                 trees.put(row.id(), new ArrayList<>(List.of(row.id())));
             }
@@ -99,6 +94,20 @@ final class FinishedTrees {
             if (!refused.contains(t.getKey())) result.add(new Tree(t.getKey(), List.copyOf(t.getValue())));
         }
         return result;
+    }
+
+    // The roots to lock: the request's own ids in ascending order, or those the roots query finds.
+    private static List<Long> candidates(Connection c, ArchiveSql sql, RetentionRequest request) throws SQLException {
+        Set<Long> chosen = request.roots();
+        if (chosen != null) return new ArrayList<>(new TreeSet<>(chosen));
+        List<String> states = new ArrayList<>(new TreeSet<>(request.rootStates()));
+        return Jdbc.query(c, sql.roots(states.size()), ps -> {
+            int i = 1;
+            ps.setString(i++, request.machine());
+            for (String s : states) ps.setString(i++, s);
+            Rows.setInstant(ps, i++, request.finishedBefore());
+            ps.setInt(i, request.max());
+        }, rs -> rs.getLong(1));
     }
 
     /** Binds {@code ids} from parameter 1 on. */

@@ -1,6 +1,7 @@
 package dev.statekit.jdbc.internal;
 
 import dev.statekit.jdbc.Dialect;
+import dev.statekit.store.TaskQuery;
 
 /**
  * The SQL text of one store: table names come only from the validated prefix, every value is a
@@ -297,13 +298,22 @@ public final class Sql {
         return "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id in " + params(n);
     }
 
-    /** Selects a page of tasks; the filters present add their conditions, in the order machine, states, parent, queue. */
-    public String query(boolean machine, int states, boolean parent, boolean queue) {
+    /**
+     * Selects a page of tasks; the filters {@code query} sets add their conditions, in the order machine,
+     * states, parent, queue, error code, created from, created to, updated from, updated to; parameters:
+     * the id after which the page starts, those of the conditions, the limit.
+     */
+    public String query(TaskQuery query) {
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks).append(" where id > ?");
-        if (machine) b.append(" and machine = ?");
-        if (states > 0) b.append(" and state in ").append(params(states));
-        if (parent) b.append(" and parent_id = ?");
-        if (queue) b.append(" and queue = ?");
+        if (query.machine() != null) b.append(" and machine = ?");
+        if (!query.states().isEmpty()) b.append(" and state in ").append(params(query.states().size()));
+        if (query.parentId() != null) b.append(" and parent_id = ?");
+        if (query.queue() != null) b.append(" and queue = ?");
+        if (query.errorCode() != null) b.append(" and last_error_code = ?");
+        if (query.createdFrom() != null) b.append(" and created_at >= ?");
+        if (query.createdTo() != null) b.append(" and created_at < ?");
+        if (query.updatedFrom() != null) b.append(" and updated_at >= ?");
+        if (query.updatedTo() != null) b.append(" and updated_at < ?");
         return b.append(" order by id limit ?").toString();
     }
 

@@ -92,15 +92,19 @@ public final class TaskReads {
         String machine = query.machine();
         Long parent = query.parentId();
         String queue = query.queue();
+        String errorCode = query.errorCode();
         return jdbc.read("querying tasks", null, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.query(machine != null, query.states().size(), parent != null,
-                    queue != null))) {
+            try (PreparedStatement ps = c.prepareStatement(sql.query(query))) {
                 int i = 1;
                 ps.setLong(i++, query.afterId());
                 if (machine != null) ps.setString(i++, machine);
                 i = Jdbc.bindStates(ps, i, query.states());
                 if (parent != null) ps.setLong(i++, parent);
                 if (queue != null) ps.setString(i++, queue);
+                if (errorCode != null) ps.setString(i++, errorCode);
+                for (Instant t : new Instant[] {query.createdFrom(), query.createdTo(), query.updatedFrom(), query.updatedTo()}) {
+                    if (t != null) Rows.setInstant(ps, i++, t);
+                }
                 ps.setInt(i, query.limit() + 1);
                 return page(ps, query.limit());
             }

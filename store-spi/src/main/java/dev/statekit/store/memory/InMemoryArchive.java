@@ -47,11 +47,17 @@ final class InMemoryArchive {
 
     /** Takes up to {@code request.max()} trees out of the hot slots: into the archive at {@code archivedAt}, or nowhere when it is null. */
     RetentionResult move(RetentionRequest request, @Nullable Instant archivedAt) {
-        long last = store.lastId();
+        Set<Long> chosen = request.roots();
+        List<Long> candidates = new ArrayList<>();
+        if (chosen != null) {
+            candidates.addAll(new TreeSet<>(chosen));
+        } else {
+            for (long id = 1, last = store.lastId(); id <= last; id++) candidates.add(id);
+        }
         int trees = 0;
         int moved = 0;
-        for (long id = 1; id <= last && trees < request.max(); id++) {
-            long root = id;
+        for (int c = 0; c < candidates.size() && trees < request.max(); c++) {
+            long root = candidates.get(c);
             Slot slot = tasks.get(root);
             if (slot == null || !request.isRoot(slot.task)) continue;     // a first look without the monitor
             TreeSet<Long> tree = subtree(root);

@@ -274,6 +274,63 @@ class DashboardApiTest {
     }
 
     @Test
+    void bulkActionsCountFirstThenActOnTheTasksCountedAndTallyTheRefusals() {
+        factory.control.failing.add("bulk-a");
+        factory.control.failing.add("bulk-b");
+        long batch = service.addBatch("bulk-1", List.of(Map.of("name", "bulk-a"), Map.of("name", "bulk-b", "locked", "true"),
+                Map.of("name", "bulk-c")));
+        awaitTask(batch, inState("FAILED"));
+        String failedChildren = "\"machine\":\"dash-item\",\"state\":\"FAILED\",\"parent\":" + batch;
+
+        ApiClient.Response count = api.post("/ui/api/bulk/count", "{" + failedChildren + "}");
+        assertThat(count.status()).isEqualTo(200);
+        assertThat(count.json().path("count").asLong()).isEqualTo(2);
+        long upTo = count.json().path("upTo").asLong();
+        List<Long> failed = ids(api.get("/ui/api/tasks?machine=dash-item&state=FAILED&parent=" + batch));
+        assertThat(failed).hasSize(2);
+        assertThat(upTo).isEqualTo(failed.get(1));
+
+        factory.control.failing.remove("bulk-a");
+        ApiClient.Response retried = api.as("dave").post("/ui/api/bulk/retry",
+                "{" + failedChildren + ",\"upTo\":" + upTo + ",\"event\":\"RETRY\"}");
+        assertThat(retried.status()).isEqualTo(200);
+        assertThat(retried.json().path("matched").asLong()).isEqualTo(2);
+        assertThat(retried.json().path("applied").asLong()).isEqualTo(1);
+        assertThat(retried.json().path("refused").asLong()).isEqualTo(1);
+        assertThat(retried.json().path("refusals").path("RETRY_LOCKED").asLong()).as("the guard's code").isEqualTo(1);
+        assertThat(retried.json().path("failed").asLong()).isZero();
+        JsonNode done = awaitTask(failed.get(0), inState("DONE")).json();
+        JsonNode retry = done.path("history").get(done.path("history").size() - 3);
+        assertThat(retry.path("event").asText()).isEqualTo("RETRY");
+        assertThat(retry.path("actor").asText()).isEqualTo("dave");
+
+        ApiClient.Response left = api.post("/ui/api/bulk/count", "{" + failedChildren + "}");
+        assertThat(left.json().path("count").asLong()).isEqualTo(1);
+        ApiClient.Response cancelled = api.as("dave").post("/ui/api/bulk/cancel",
+                "{" + failedChildren + ",\"upTo\":" + left.json().path("upTo").asLong() + "}");
+        assertThat(cancelled.status()).isEqualTo(200);
+        assertThat(cancelled.json().path("applied").asLong()).isEqualTo(1);
+        assertThat(awaitTask(failed.get(1), inState("CANCELLED")).json().path("history")).anySatisfy(
+                e -> assertThat(e.path("actor").asText() + " " + e.path("event").asText()).isEqualTo("dave CANCEL"));
+
+        String children = "\"machine\":\"dash-item\",\"parent\":" + batch;
+        ApiClient.Response all = api.post("/ui/api/bulk/count", "{" + children + "}");
+        assertThat(all.json().path("count").asLong()).isEqualTo(3);
+        ApiClient.Response deleted = api.as("dave").post("/ui/api/bulk/delete", "{" + children + ",\"upTo\":" + all.json().path("upTo").asLong() + "}");
+        assertThat(deleted.status()).isEqualTo(200);
+        assertThat(deleted.json().path("applied").asLong()).isZero();
+        assertThat(deleted.json().path("refusals").path("HAS_PARENT").asLong()).as("a child goes only with its root").isEqualTo(3);
+        assertThat(ids(api.get("/ui/api/tasks?parent=" + batch))).hasSize(3);
+
+        assertError(api.post("/ui/api/bulk/count", "{}"), 400, "INVALID_FIELD", "machine");
+        assertError(api.post("/ui/api/bulk/count", "{\"machine\":\"dash-item\",\"state\":\"GONE\"}"), 400, "INVALID_FIELD", "state");
+        assertError(api.post("/ui/api/bulk/count", "{\"machine\":\"dash-item\",\"q\":\"x\"}"), 400, "UNKNOWN_FIELD", "q");
+        assertError(api.post("/ui/api/bulk/retry", "{" + failedChildren + ",\"event\":\"RETRY\"}"), 400, "INVALID_FIELD", "upTo");
+        assertError(api.post("/ui/api/bulk/retry", "{" + failedChildren + ",\"upTo\":1,\"event\":\"FLY\"}"), 400, "INVALID_FIELD", "event");
+        assertError(api.post("/ui/api/bulk/fly", "{" + failedChildren + ",\"upTo\":1}"), 404, "NOT_FOUND", null);
+    }
+
+    @Test
     void queueControlsPauseResumeStopAfterCurrentAndLimit() {
         String q = "/ui/api/queues/dash-items/";
         try {
@@ -341,6 +398,13 @@ class DashboardApiTest {
         JsonNode queue = readOnlyApi.get("/ui/api/overview").json().path("queues").get(0);
         assertThat(queue.path("paused").asBoolean()).isFalse();
         assertThat(queue.path("concurrency").asInt()).isZero();
+    }
+
+    @Test
+    void aReadOnlyDashboardRefusesBulkActionsAndTheirCounts() {
+        for (String path : List.of("/ui/api/bulk/count", "/ui/api/bulk/retry", "/ui/api/bulk/cancel", "/ui/api/bulk/delete")) {
+            assertError(readOnlyApi.post(path, "{\"machine\":\"dash-item\",\"upTo\":100,\"event\":\"RETRY\"}"), 403, "FORBIDDEN", null);
+        }
     }
 
     @Test
