@@ -105,7 +105,7 @@ final class Decider {
             if (adjust != null) adjust.adjust(current, b);
             next = b.build();
         }
-        return write(current, next, event.name(), command, at);
+        return write(machine, current, next, event.name(), command, at);
     }
 
     /** Refuses a command under a lease the task no longer holds, or for a version it is no longer at; null when neither. */
@@ -143,7 +143,7 @@ final class Decider {
         if (Kernel.RELEASE.equals(event)) b.retries(0);      // a release ends the processing, as a release row does
         if (command.error() != null) b.lastError(command.error());
         if (adjust != null) adjust.adjust(current, b);
-        return write(current, b.build(), event, command, at);
+        return write(machine, current, b.build(), event, command, at);
     }
 
     /**
@@ -155,7 +155,7 @@ final class Decider {
         if (current.lease() != null) return new Decision.Refuse<>(Refusals.leased(current, machine.state(current.state()), Move.Migrate.NAME));
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
         TaskRecord next = current.toBuilder().state(to.name()).version(current.version() + 1).updatedAt(at).build();
-        return write(current, next, Move.Migrate.NAME, command, at);
+        return write(machine, current, next, Move.Migrate.NAME, command, at);
     }
 
     /** Decides a new place in the queue for {@code current}, in the state it is in. */
@@ -167,11 +167,19 @@ final class Decider {
         Instant at = current.updatedAt().isAfter(now) ? current.updatedAt() : now;
         TaskRecord next = current.transitioned(current.state(), current.attributes(), at).toBuilder()
                 .priority(move.priority()).sequence(move.sequence()).build();
-        return write(current, next, move.name(), command, at);
+        return write(machine, current, next, move.name(), command, at);
     }
 
-    /** The change from {@code current} to {@code next}, with its history entry recorded as {@code event}. */
-    private static <S extends Enum<S>> Decision<S> write(TaskRecord current, TaskRecord next, String event, Command command, Instant at) {
+    /**
+     * The change from {@code current} to {@code next}, with its history entry recorded as {@code event}.
+     * A task that leaves its machine's unique states gives up its unique key with this change.
+     */
+    private static <S extends Enum<S>, E extends Enum<E>> Decision<S> write(Machine<S, E> machine, TaskRecord current, TaskRecord next,
+                                                                           String event, Command command, Instant at) {
+        if (next.uniqueKey() != null) {
+            S to = machine.state(next.state());
+            if (to == null || !machine.keepsUniqueKey(to)) next = next.toBuilder().uniqueKey(null).build();
+        }
         HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event,
                 command.source(), command.actor(), command.reason(), at, command.idempotencyKey());
         boolean reorders = next.priority() != current.priority() || next.sequence() != current.sequence();

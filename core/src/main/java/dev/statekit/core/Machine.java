@@ -51,6 +51,8 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
     private final @Nullable Dependencies<S, E> dependencies;
     private final Set<S> retired;
     private final Map<String, S> migrations;
+    private final Set<S> uniqueStates;
+    private final Set<String> uniqueStateNames;
 
     /** A named refusal for an event the table does not allow in some state. */
     record Refusal(String code, String message) {}
@@ -76,6 +78,10 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         this.stateType = b.stateType;
         this.retired = Collections.unmodifiableSet(java.util.EnumSet.copyOf(b.retired));
         this.migrations = Collections.unmodifiableMap(new java.util.LinkedHashMap<>(b.migrations));
+        this.uniqueStates = Collections.unmodifiableSet(EnumSet.copyOf(b.unique));
+        Set<String> names = new java.util.LinkedHashSet<>();
+        for (S u : b.unique) names.add(u.name());
+        this.uniqueStateNames = Collections.unmodifiableSet(names);
         this.eventType = b.eventType;
         this.initial = Objects.requireNonNull(b.initial);
         this.states = Collections.unmodifiableSet(EnumSet.copyOf(states));
@@ -117,6 +123,24 @@ public final class Machine<S extends Enum<S>, E extends Enum<E>> {
         if (b.dependencies != null) defects.addAll(b.dependencies.defects(machine));
         if (!defects.isEmpty()) throw new MachineDefinitionException(b.name, defects);
         return machine;
+    }
+
+    /**
+     * Returns the states in which a task's unique key holds ({@link MachineBuilder#unique}); empty
+     * when the machine declares none.
+     */
+    public Set<S> uniqueStates() {
+        return uniqueStates;
+    }
+
+    /** The names of {@link #uniqueStates()}, as stores take them. */
+    Set<String> uniqueStateNames() {
+        return uniqueStateNames;
+    }
+
+    /** Whether a task in {@code state} keeps the unique key it holds. */
+    boolean keepsUniqueKey(S state) {
+        return uniqueStates.contains(state);
     }
 
     /** Returns the machine's stages by name, in declaration order; empty when it has none. */

@@ -37,6 +37,7 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
     @Nullable Dependencies<S, E> dependencies;
     final EnumSet<S> retired;
     final java.util.LinkedHashMap<String, S> migrations = new java.util.LinkedHashMap<>();
+    final EnumSet<S> unique;
 
     MachineBuilder(String name, Class<S> stateType, Class<E> eventType) {
         this.name = Objects.requireNonNull(name, "name");
@@ -46,6 +47,33 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
         this.refusals = new EnumMap<>(stateType);
         this.endings = new EnumMap<>(stateType);
         this.retired = EnumSet.noneOf(stateType);
+        this.unique = EnumSet.noneOf(stateType);
+    }
+
+    /**
+     * Declares the states in which a task created with a {@link TaskSpec#uniqueKey unique key} is
+     * unique among the machine's tasks: while one task holding the key is in one of them, creating
+     * another with the same key returns it. The task keeps its key while it moves between these
+     * states and gives it up with the change that takes it out of them.
+     *
+     * <p>{@link #build()} checks the set against the table: it contains the initial state, and once
+     * a task has left it no path of rows leads back into it (a state between two unique states that
+     * is not unique itself would be a gap a duplicate slips through: a retry waiting outside the set
+     * while a second task is created, then coming back). A claim row from a unique state stays in the
+     * set. Each defect names the row that leaves the set and the path back.
+     */
+    @SafeVarargs
+    public final MachineBuilder<S, E> unique(S... states) {
+        Set<S> set = new java.util.HashSet<>();
+        for (S s : states) set.add(Objects.requireNonNull(s, "state"));
+        return unique(set);
+    }
+
+    /** Declares the unique states, as {@link #unique(Enum[])} does. */
+    public MachineBuilder<S, E> unique(Set<S> states) {
+        for (S s : states) unique.add(Objects.requireNonNull(s, "state"));
+        if (states.isEmpty()) throw new IllegalArgumentException("no unique states given");
+        return this;
     }
 
     /**
@@ -208,8 +236,8 @@ public final class MachineBuilder<S extends Enum<S>, E extends Enum<E>> {
      *
      * @throws MachineDefinitionException listing every defect: a missing or unknown initial state,
      *         unknown or unreachable states, rows leaving a terminal state, non-terminal states
-     *         without exits, rows for one (state, event) that no guard or source tells apart, and
-     *         named refusals for events the table allows
+     *         without exits, rows for one (state, event) that no guard or source tells apart,
+     *         named refusals for events the table allows, and unique states with a gap
      */
     public Machine<S, E> build() {
         return Machine.validate(this);

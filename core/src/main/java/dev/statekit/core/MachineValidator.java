@@ -12,7 +12,8 @@ import java.util.Set;
 
 /**
  * Every defect of a machine definition, found at once: names and version, states, rows (unknown
- * or terminal states, ambiguity), named refusals, reachability, dead ends, and the run policy.
+ * or terminal states, ambiguity), named refusals, reachability, dead ends, the run policy, and
+ * the unique states' gaps.
  */
 final class MachineValidator {
     private MachineValidator() {}
@@ -62,7 +63,71 @@ final class MachineValidator {
         if (b.runPolicy != null) defects.addAll(b.runPolicy.defects(b.rows));
         stages(b, defects);
         for (S s : b.endings.keySet()) if (!states.contains(s)) defects.add("ending state " + s + " is unknown");
+        uniqueStates(b, states, out, defects);
         return defects;
+    }
+
+    /**
+     * The unique states have no gap: they contain the initial state; for every row from a unique
+     * state to another state, no path of rows leads from that state back into the unique states
+     * (once a task gives up its key it never comes back where the key holds); and no claim leaves
+     * them (a claim is written by the store, which keeps the key).
+     */
+    private static <S extends Enum<S>, E extends Enum<E>> void uniqueStates(MachineBuilder<S, E> b, Set<S> states,
+                                                                             Map<S, List<Transition<S, E>>> out, List<String> defects) {
+        if (b.unique.isEmpty()) return;
+        for (S u : b.unique) if (!states.contains(u)) defects.add("unique state " + u + " is unknown");
+        if (b.initial != null && !b.unique.contains(b.initial)) {
+            defects.add("unique states " + b.unique + " do not contain the initial state " + b.initial
+                    + ": a task would be created where its key does not hold");
+        }
+        for (Transition<S, E> t : b.rows) {
+            if (!b.unique.contains(t.from()) || b.unique.contains(t.to())) continue;
+            List<Transition<S, E>> back = pathBack(t.to(), b.unique, out);
+            if (back != null) {
+                StringBuilder path = new StringBuilder();
+                for (Transition<S, E> r : back) path.append(path.length() == 0 ? "" : ", ").append(r);
+                defects.add("unique states " + b.unique + " have a gap: row " + t + " leaves them, and " + path
+                        + " lead back into them, so a duplicate could be created while the task is out and meet it when it comes back;"
+                        + " add the states on the way to the unique states, or end the way back");
+            }
+        }
+        List<RunPolicy<S, E>> policies = new ArrayList<>(b.stages.values());
+        if (b.runPolicy != null) policies.add(b.runPolicy);
+        for (RunPolicy<S, E> p : policies) {
+            p.claims().forEach((from, event) -> {
+                if (!b.unique.contains(from)) return;
+                for (Transition<S, E> t : b.rows) {
+                    if (t.from() == from && t.event() == event && !b.unique.contains(t.to())) {
+                        defects.add("unique states " + b.unique + ": claim row " + t + " leaves them; a claim keeps the key, so "
+                                + t.to() + " must be a unique state");
+                    }
+                }
+            });
+        }
+    }
+
+    /** The rows of a shortest path from {@code start} (not unique) into {@code unique}, or null when there is none. */
+    private static <S extends Enum<S>, E extends Enum<E>> @org.jspecify.annotations.Nullable List<Transition<S, E>> pathBack(
+            S start, Set<S> unique, Map<S, List<Transition<S, E>>> out) {
+        Map<S, Transition<S, E>> via = new HashMap<>();
+        Set<S> seen = new java.util.HashSet<>(List.of(start));
+        ArrayDeque<S> todo = new ArrayDeque<>(List.of(start));
+        while (!todo.isEmpty()) {
+            S s = todo.poll();
+            for (Transition<S, E> t : out.getOrDefault(s, List.of())) {
+                if (unique.contains(t.to())) {
+                    List<Transition<S, E>> path = new ArrayList<>(List.of(t));
+                    for (S at = s; at != start; at = via.get(at).from()) path.add(0, via.get(at));
+                    return path;
+                }
+                if (seen.add(t.to())) {
+                    via.put(t.to(), t);
+                    todo.add(t.to());
+                }
+            }
+        }
+        return null;
     }
 
     /** Each stage is a valid run policy; no two stages (or a stage and the run policy) claim the same state. */

@@ -59,8 +59,16 @@ final class Records {
     /** Describes a new task of {@code machine} as {@code spec} says. */
     NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
         String queue = spec.queue() != null ? spec.queue() : defaultQueue(machine);
-        return new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(), spec.parentId(),
-                spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(), spec.dependsOn());
+        NewTask task = new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(),
+                spec.parentId(), spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(),
+                spec.dependsOn());
+        String unique = spec.uniqueKey();
+        if (unique == null) return task;
+        if (machine.uniqueStates().isEmpty()) {
+            throw new StatekitException(ErrorCode.INVALID_ARGUMENT, "machine " + machine.name()
+                    + " declares no unique states (MachineBuilder.unique): a unique key would hold nowhere");
+        }
+        return task.withUniqueKey(unique, machine.uniqueStateNames());
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> String defaultQueue(Machine<S, E> machine) {

@@ -8,14 +8,14 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How to create a task: queue, priority, parent, attributes, payload, idempotency key and
- * not-before time. Immutable; every method returns a new spec. Start from {@link #defaults()}.
+ * How to create a task: queue, priority, parent, attributes, payload, idempotency key, unique key
+ * and not-before time. Immutable; every method returns a new spec. Start from {@link #defaults()}.
  */
 public final class TaskSpec {
     /** The priority of a task created without one. */
     public static final int NORMAL_PRIORITY = 0;
 
-    private static final TaskSpec DEFAULTS = new TaskSpec(null, NORMAL_PRIORITY, null, Attributes.EMPTY, null, null, null, List.of());
+    private static final TaskSpec DEFAULTS = new TaskSpec(null, NORMAL_PRIORITY, null, Attributes.EMPTY, null, null, null, List.of(), null);
 
     private final @Nullable String queue;
     private final int priority;
@@ -25,10 +25,13 @@ public final class TaskSpec {
     private final @Nullable String idempotencyKey;
     private final @Nullable Instant notBefore;
     private final List<Long> dependsOn;
+    private final @Nullable String uniqueKey;
 
     private TaskSpec(@Nullable String queue, int priority, @Nullable Long parentId, Attributes attributes,
-                     @Nullable String payload, @Nullable String idempotencyKey, @Nullable Instant notBefore, List<Long> dependsOn) {
+                     @Nullable String payload, @Nullable String idempotencyKey, @Nullable Instant notBefore, List<Long> dependsOn,
+                     @Nullable String uniqueKey) {
         this.dependsOn = dependsOn;
+        this.uniqueKey = uniqueKey;
         this.queue = queue;
         this.priority = priority;
         this.parentId = parentId;
@@ -47,12 +50,12 @@ public final class TaskSpec {
     public TaskSpec queue(String name) {
         Objects.requireNonNull(name, "queue");
         if (name.isBlank()) throw new IllegalArgumentException("queue must not be blank");
-        return new TaskSpec(name, priority, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn);
+        return new TaskSpec(name, priority, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn, uniqueKey);
     }
 
     /** Returns this spec with {@code value} as priority: larger runs first. */
     public TaskSpec priority(int value) {
-        return new TaskSpec(queue, value, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn);
+        return new TaskSpec(queue, value, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn, uniqueKey);
     }
 
     /** Returns this spec with a named priority. */
@@ -63,12 +66,12 @@ public final class TaskSpec {
     /** Returns this spec as a child of task {@code parent}. */
     public TaskSpec parent(long parent) {
         if (parent <= 0) throw new IllegalArgumentException("parent id must be positive, was " + parent);
-        return new TaskSpec(queue, priority, parent, attributes, payload, idempotencyKey, notBefore, dependsOn);
+        return new TaskSpec(queue, priority, parent, attributes, payload, idempotencyKey, notBefore, dependsOn, uniqueKey);
     }
 
     /** Returns this spec with these initial attributes. */
     public TaskSpec attributes(Map<String, String> values) {
-        return new TaskSpec(queue, priority, parentId, Attributes.of(values), payload, idempotencyKey, notBefore, dependsOn);
+        return new TaskSpec(queue, priority, parentId, Attributes.of(values), payload, idempotencyKey, notBefore, dependsOn, uniqueKey);
     }
 
     /** Returns this spec with typed attribute {@code key} set to {@code value}. */
@@ -78,24 +81,37 @@ public final class TaskSpec {
 
     /** Returns this spec with attribute {@code key} set to {@code value}. */
     public TaskSpec attribute(String key, String value) {
-        return new TaskSpec(queue, priority, parentId, attributes.with(key, value), payload, idempotencyKey, notBefore, dependsOn);
+        return new TaskSpec(queue, priority, parentId, attributes.with(key, value), payload, idempotencyKey, notBefore, dependsOn, uniqueKey);
     }
 
     /** Returns this spec with a payload (for example JSON), bounded by the store. */
     public TaskSpec payload(String value) {
-        return new TaskSpec(queue, priority, parentId, attributes, Objects.requireNonNull(value, "payload"), idempotencyKey, notBefore, dependsOn);
+        return new TaskSpec(queue, priority, parentId, attributes, Objects.requireNonNull(value, "payload"), idempotencyKey, notBefore, dependsOn, uniqueKey);
     }
 
     /** Returns this spec with an idempotency key: creating again with it returns the first task. */
     public TaskSpec idempotencyKey(String key) {
         Objects.requireNonNull(key, "idempotency key");
         if (key.isBlank()) throw new IllegalArgumentException("idempotency key must not be blank");
-        return new TaskSpec(queue, priority, parentId, attributes, payload, key, notBefore, dependsOn);
+        return new TaskSpec(queue, priority, parentId, attributes, payload, key, notBefore, dependsOn, uniqueKey);
+    }
+
+    /**
+     * Returns this spec with a unique key: while a task of the machine created with the same key is
+     * in one of the machine's {@link MachineBuilder#unique unique states}, creating returns that task
+     * ({@link Created#created()} false) instead of a new one, in every process that shares the store.
+     * With an idempotency key too, the idempotency key is looked at first (see
+     * {@link dev.statekit.store.NewTask#uniqueKey()}). The machine must declare unique states.
+     */
+    public TaskSpec uniqueKey(String key) {
+        Objects.requireNonNull(key, "unique key");
+        if (key.isBlank()) throw new IllegalArgumentException("unique key must not be blank");
+        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, notBefore, dependsOn, key);
     }
 
     /** Returns this spec not runnable before {@code time}. */
     public TaskSpec notBefore(Instant time) {
-        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, Objects.requireNonNull(time, "notBefore"), dependsOn);
+        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, Objects.requireNonNull(time, "notBefore"), dependsOn, uniqueKey);
     }
 
     /**
@@ -111,7 +127,7 @@ public final class TaskSpec {
             if (list.contains(id)) throw new IllegalArgumentException("dependency " + id + " is named twice");
             list.add(id);
         }
-        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, notBefore, List.copyOf(list));
+        return new TaskSpec(queue, priority, parentId, attributes, payload, idempotencyKey, notBefore, List.copyOf(list), uniqueKey);
     }
 
     /** Returns the tasks this task depends on; empty for none. */
@@ -134,6 +150,9 @@ public final class TaskSpec {
 
     /** Returns the idempotency key, or null. */
     public @Nullable String idempotencyKey() { return idempotencyKey; }
+
+    /** Returns the unique key, or null. */
+    public @Nullable String uniqueKey() { return uniqueKey; }
 
     /** Returns the not-before time, or null. */
     public @Nullable Instant notBefore() { return notBefore; }

@@ -212,6 +212,9 @@ public final class CompressionTask {
                         .blocked(State.BLOCKED, Event.BLOCK, Event.UNBLOCK)
                         .recoverByInterrupt(Event.INTERRUPT, Event.RECOVER, Event.FAIL, autoRecover)
                         .retry(RETRY_POLICY))
+                // one task per input and output target while it may still run: the seed's duplicate rule
+                // (a FAILED task can be retried, so it is unique too: the validation refuses the gap)
+                .unique(EnumSet.complementOf(EnumSet.of(State.COMPLETED, State.CANCELED)))
                 .build();
     }
 

@@ -28,7 +28,7 @@ class SchemaTest {
     /** The shipped files of every version, in order, as one text. */
     static String resource(Dialect dialect) throws Exception {
         StringBuilder text = new StringBuilder();
-        for (int version = 1; version <= JdbcStore.SCHEMA_VERSION; version++) {
+        for (int version : dev.statekit.jdbc.internal.Schema.VERSIONS) {
             if (version > 1) text.append('\n');
             text.append(resource(dialect, version));
         }
@@ -47,9 +47,10 @@ class SchemaTest {
                 .contains("create table if not exists jobs_group_counts").contains("create table if not exists jobs_dependencies")
                 .contains("create table if not exists jobs_marks").contains("create table if not exists jobs_archived_tasks")
                 .contains("create table if not exists jobs_archived_history");
-        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(5);
+        assertThat(dev.statekit.jdbc.internal.Schema.VERSIONS).startsWith(1).endsWith(JdbcStore.SCHEMA_VERSION).isSorted();
         // each version records itself
-        for (int version = 1; version <= JdbcStore.SCHEMA_VERSION; version++) {
+        for (int version : dev.statekit.jdbc.internal.Schema.VERSIONS) {
             assertThat(resource(dialect, version)).contains("select " + version + ", '");
         }
         // the only placeholder is ${prefix}, as a migration tool's placeholder replacement expects
@@ -85,7 +86,8 @@ class SchemaTest {
                 assertThat(t.idempotencyKey()).isEqualTo("key-1");
             });
             assertThat(again.queue("q").paused()).isTrue();
-            assertThat(db.queryLong("select count(*) from {p}schema_version")).as("one row per version").isEqualTo(JdbcStore.SCHEMA_VERSION);
+            assertThat(db.queryLong("select count(*) from {p}schema_version")).as("one row per version")
+                    .isEqualTo(dev.statekit.jdbc.internal.Schema.VERSIONS.size());
             assertThat(db.queryLong("select max(version) from {p}schema_version")).isEqualTo(JdbcStore.SCHEMA_VERSION);
             // sequences were not reset
             assertThat(again.create(new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, T0))

@@ -3,6 +3,7 @@ package dev.statekit.store;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +21,10 @@ import org.jspecify.annotations.Nullable;
  * @param notBefore      not runnable before this time, if set
  * @param createdAt      the creation time
  * @param dependsOn      the tasks this one waits on (see {@link #dependsOn()}); empty for none
+ * @param uniqueKey      a key unique among the tasks of the machine in {@code uniqueStates} (see
+ *                       {@link #uniqueKey()}); null for none
+ * @param uniqueStates   the states in which the unique key holds; it contains {@code state} when a
+ *                       key is given, and is empty when none is
  */
 public record NewTask(
         String machine,
@@ -33,7 +38,9 @@ public record NewTask(
         @Nullable String idempotencyKey,
         @Nullable Instant notBefore,
         Instant createdAt,
-        List<Long> dependsOn) {
+        List<Long> dependsOn,
+        @Nullable String uniqueKey,
+        Set<String> uniqueStates) {
 
     /**
      * Creates the description of a new task.
@@ -60,6 +67,24 @@ public record NewTask(
         for (long d : dependsOn) {
             if (d == 0) throw new IllegalArgumentException("0 is not a task id");
         }
+        uniqueStates = Set.copyOf(Objects.requireNonNull(uniqueStates, "uniqueStates"));
+        if (uniqueKey != null) {
+            if (uniqueKey.isBlank()) throw new IllegalArgumentException("unique key must not be blank when given");
+            if (!uniqueStates.contains(state)) {
+                throw new IllegalArgumentException("the unique states " + new java.util.TreeSet<>(uniqueStates)
+                        + " do not contain the initial state " + state);
+            }
+        } else if (!uniqueStates.isEmpty()) {
+            throw new IllegalArgumentException("unique states are given without a unique key");
+        }
+    }
+
+    /** Creates the description of a new task without a unique key. */
+    public NewTask(String machine, int machineVersion, String state, String queue, int priority, @Nullable Long parentId,
+            Attributes attributes, @Nullable String payload, @Nullable String idempotencyKey, @Nullable Instant notBefore,
+            Instant createdAt, List<Long> dependsOn) {
+        this(machine, machineVersion, state, queue, priority, parentId, attributes, payload, idempotencyKey, notBefore,
+                createdAt, dependsOn, null, Set.of());
     }
 
     /** Creates the description of a task that depends on nothing. */
@@ -67,7 +92,7 @@ public record NewTask(
             Attributes attributes, @Nullable String payload, @Nullable String idempotencyKey, @Nullable Instant notBefore,
             Instant createdAt) {
         this(machine, machineVersion, state, queue, priority, parentId, attributes, payload, idempotencyKey, notBefore,
-                createdAt, List.of());
+                createdAt, List.of(), null, Set.of());
     }
 
     /**
@@ -84,10 +109,37 @@ public record NewTask(
         return dependsOn;
     }
 
+    /**
+     * The key that makes this task unique among the tasks of its machine that are in one of
+     * {@link #uniqueStates()}: while such a task holds the key, {@link Store#create} writes nothing and
+     * returns that task ({@link CreateResult#created()} false), in every process that shares the store.
+     * A task holds its key ({@link TaskRecord#uniqueKey()}) from its creation until the change that
+     * moves it out of the unique states, which clears it; the machine's validation sees to it that a
+     * task never comes back into them. When an idempotency key is given too, it is looked at first:
+     * a task created with that idempotency key is returned whatever its state, and the idempotency
+     * key is recorded only when this call creates the task.
+     *
+     * @return the unique key, or null
+     */
+    @Override
+    public @Nullable String uniqueKey() {
+        return uniqueKey;
+    }
+
     /** Returns this description with {@code ids} as its dependencies. */
     public NewTask withDependencies(List<Long> ids) {
         return new NewTask(machine, machineVersion, state, queue, priority, parentId, attributes, payload, idempotencyKey,
-                notBefore, createdAt, ids);
+                notBefore, createdAt, ids, uniqueKey, uniqueStates);
+    }
+
+    /**
+     * Returns this description with a unique key, unique among the machine's tasks in {@code states}.
+     *
+     * @throws IllegalArgumentException if the key is blank or {@code states} lacks the initial state
+     */
+    public NewTask withUniqueKey(String key, Set<String> states) {
+        return new NewTask(machine, machineVersion, state, queue, priority, parentId, attributes, payload, idempotencyKey,
+                notBefore, createdAt, dependsOn, Objects.requireNonNull(key, "key"), states);
     }
 
     /**
@@ -101,6 +153,6 @@ public record NewTask(
      */
     public TaskRecord toRecord(long id, long sequence) {
         return new TaskRecord(id, machine, machineVersion, state, queue, priority, sequence, parentId, 0, 0, null,
-                notBefore, null, attributes, payload, idempotencyKey, createdAt, createdAt, 0);
+                notBefore, null, attributes, payload, idempotencyKey, createdAt, createdAt, 0, uniqueKey);
     }
 }

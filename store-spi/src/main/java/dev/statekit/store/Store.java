@@ -17,7 +17,11 @@ public interface Store {
 
     /**
      * Creates a task at version 0, or returns the existing task when one of the same machine
-     * was created with the same idempotency key (then nothing is written). A task with
+     * was created with the same idempotency key, or when a task of the machine holds the same
+     * {@link NewTask#uniqueKey() unique key} (then nothing is written; the idempotency key is looked
+     * at first). A task holds its unique key until a change whose next snapshot holds none is
+     * applied; the check and the creation are one atomic step, across every process that shares
+     * the store. A task with
      * {@link NewTask#dependsOn() dependencies} gets its {@link GroupKind#DEPENDENCIES} group in the
      * same transaction; a task whose parent owns a group is counted in it by the next pass.
      *
@@ -62,7 +66,9 @@ public interface Store {
      *
      * <p>Scheduling metadata that changes without a version is kept as stored: the priority and
      * FIFO sequence (changed only by {@link #reorder}) and, when the change keeps the stored
-     * lease's fencing token, the lease's expiry (extended only by {@link #renew}).
+     * lease's fencing token, the lease's expiry (extended only by {@link #renew}). The unique key is
+     * written as the new snapshot holds it: a snapshot without one frees the key for a new task; a
+     * change never gives a task a key it does not hold.
      */
     default ApplyResult apply(Change change) {
         return applyAll(List.of(change));

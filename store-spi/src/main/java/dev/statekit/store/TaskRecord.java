@@ -30,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  * @param createdAt      when the task was created
  * @param updatedAt      when the task was last changed
  * @param version        0 when created, raised by exactly one with every applied change
+ * @param uniqueKey      the unique key the task holds while it is in one of its machine's unique
+ *                       states ({@link NewTask#uniqueKey()}); null once it has left them, or when it
+ *                       was created without one
  */
 public record TaskRecord(
         long id,
@@ -50,7 +53,8 @@ public record TaskRecord(
         @Nullable String idempotencyKey,
         Instant createdAt,
         Instant updatedAt,
-        long version) {
+        long version,
+        @Nullable String uniqueKey) {
 
     /**
      * Creates a snapshot.
@@ -70,6 +74,16 @@ public record TaskRecord(
             throw new IllegalArgumentException("attempts and retries must be >= 0, were " + attempts + ", " + retries);
         }
         if (version < 0) throw new IllegalArgumentException("version must be >= 0, was " + version);
+        if (uniqueKey != null && uniqueKey.isBlank()) throw new IllegalArgumentException("unique key must not be blank when given");
+    }
+
+    /** Creates a snapshot that holds no unique key. */
+    public TaskRecord(long id, String machine, int machineVersion, String state, String queue, int priority, long sequence,
+            @Nullable Long parentId, int attempts, int retries, @Nullable Lease lease, @Nullable Instant notBefore,
+            @Nullable TaskError lastError, Attributes attributes, @Nullable String payload, @Nullable String idempotencyKey,
+            Instant createdAt, Instant updatedAt, long version) {
+        this(id, machine, machineVersion, state, queue, priority, sequence, parentId, attempts, retries, lease, notBefore,
+                lastError, attributes, payload, idempotencyKey, createdAt, updatedAt, version, null);
     }
 
     /**
@@ -79,7 +93,7 @@ public record TaskRecord(
     public TaskRecord transitioned(String newState, Attributes newAttributes, Instant at) {
         return new TaskRecord(id, machine, machineVersion, newState, queue, priority, sequence, parentId,
                 attempts, retries, lease, notBefore, lastError, newAttributes, payload, idempotencyKey,
-                createdAt, at, version + 1);
+                createdAt, at, version + 1, uniqueKey);
     }
 
     /** Returns a builder initialised with this snapshot. */
@@ -108,6 +122,7 @@ public record TaskRecord(
         private Instant createdAt;
         private Instant updatedAt;
         private long version;
+        private @Nullable String uniqueKey;
 
         private Builder(TaskRecord r) {
             id = r.id;
@@ -129,6 +144,7 @@ public record TaskRecord(
             createdAt = r.createdAt;
             updatedAt = r.updatedAt;
             version = r.version;
+            uniqueKey = r.uniqueKey;
         }
 
         /** Sets the state name. */
@@ -157,6 +173,8 @@ public record TaskRecord(
         public Builder updatedAt(Instant value) { updatedAt = value; return this; }
         /** Sets the version. */
         public Builder version(long value) { version = value; return this; }
+        /** Sets or clears the unique key. */
+        public Builder uniqueKey(@Nullable String value) { uniqueKey = value; return this; }
 
         /**
          * Builds the snapshot.
@@ -167,7 +185,7 @@ public record TaskRecord(
         public TaskRecord build() {
             return new TaskRecord(id, machine, machineVersion, state, queue, priority, sequence, parentId,
                     attempts, retries, lease, notBefore, lastError, attributes, payload, idempotencyKey,
-                    createdAt, updatedAt, version);
+                    createdAt, updatedAt, version, uniqueKey);
         }
     }
 }

@@ -46,14 +46,34 @@ final class LeaseRecovery {
         }
     }
 
-    /** Recovers the tasks this owner held before a restart. */
-    void healRestart() {
+    /**
+     * Recovers the tasks this owner held before a restart, at once; with {@code soleOwner} (this
+     * process alone uses the store) every lease on a task of a registered machine, whoever held it.
+     */
+    void healRestart(boolean soleOwner) {
         for (TaskRecord t : ctx.store.leasedBy(ctx.owner, Integer.MAX_VALUE)) {
             Registration<?, ?> r = ctx.registrations.of(t);
             if (r != null) {
                 log.info("task {} was held by {} before a restart; recovering it", t.id(), ctx.owner);
                 recover(r, t, "restart of " + ctx.owner, ctx.clock.now());
             }
+        }
+        if (!soleOwner) return;
+        Instant now = ctx.clock.now();
+        Instant everyLease = now.plus(java.time.Duration.ofDays(36_500));     // every lease expires before then
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        while (true) {
+            boolean progress = false;
+            for (TaskRecord t : ctx.store.expiredLeases(ctx.registrations.machines(), everyLease, RuntimeContext.SCAN_BATCH)) {
+                Registration<?, ?> r = ctx.registrations.of(t);
+                if (r == null || !seen.add(t.id())) continue;      // a task recovery left leased is not tried again
+                progress = true;
+                Lease lease = Objects.requireNonNull(t.lease());
+                log.info("task {} was held by {} when the sole owner of the store started; recovering it", t.id(), lease.owner());
+                recover(r, t, "lease " + lease.fencingToken() + " of " + lease.owner() + " found at the start of the sole owner "
+                        + ctx.owner, now);
+            }
+            if (!progress) return;
         }
     }
 

@@ -70,6 +70,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final RuntimeContext ctx;
     private final @Nullable ExecutorService ownedExecutor;
     private final LeaseRecovery recovery;
+    private final boolean soleOwner;
     private final Waits waits;
     private final Preconditions preconditions;
     private final Dispatcher dispatcher;
@@ -101,6 +102,7 @@ public final class TaskRuntime implements AutoCloseable {
                 b.heartbeat != null ? b.heartbeat : b.leaseDuration.dividedBy(3), b.pollInterval, b.cancelGrace, b.forceCancel,
                 b.classifier, new Registrations(b.registrations), b.seed, b.listeners);
         this.recovery = new LeaseRecovery(ctx);
+        this.soleOwner = b.soleOwner;
         this.waits = new Waits(ctx);
         this.preconditions = new Preconditions(ctx);
         ResultWriter writer = new ResultWriter(ctx.kernel, ctx.owner, this::wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom);
@@ -165,7 +167,7 @@ public final class TaskRuntime implements AutoCloseable {
         for (Registration<?, ?> r : ctx.registrations.all()) {
             if (r.options.concurrency() >= 0) ctx.store.setConcurrency(r.queue, r.options.concurrency());
         }
-        recovery.healRestart();
+        recovery.healRestart(soleOwner);
         subscriptions.add(ctx.engine.subscribe(wakeups));
         storeWatch = ctx.store.watch(() -> {           // another process changed something: maybe a group's member too
             groups.request();

@@ -28,6 +28,7 @@ public final class TaskRuntimeBuilder {
     Duration pollInterval = Duration.ofSeconds(1);
     Duration cancelGrace = Duration.ofSeconds(30);
     boolean forceCancel = true;
+    boolean soleOwner;
     ErrorClassifier classifier = ErrorClassifier.defaults();
     long seed = System.identityHashCode(this) * 0x9E3779B97F4A7C15L;
     final List<Registration<?, ?>> registrations = new ArrayList<>();
@@ -125,6 +126,20 @@ public final class TaskRuntimeBuilder {
      */
     public TaskRuntimeBuilder forceCancelAfterGrace(boolean force) {
         this.forceCancel = force;
+        return this;
+    }
+
+    /**
+     * Declares that this runtime is the only process that uses its store (an embedded H2 file that
+     * one process opens): at {@link TaskRuntime#start()} every lease found on a task of a registered
+     * machine is dead, whoever held it, and is recovered at once by the machine's recovery policy
+     * instead of after its expiry. Default {@code false}: at start the runtime recovers only the
+     * leases of its own {@link #owner(String) owner} name (held before a restart), and other owners'
+     * leases when they expire. Never set it on a store that another process shares: its running
+     * tasks would be taken from it.
+     */
+    public TaskRuntimeBuilder soleOwner(boolean sole) {
+        this.soleOwner = sole;
         return this;
     }
 

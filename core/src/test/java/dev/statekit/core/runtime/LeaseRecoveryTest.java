@@ -158,12 +158,29 @@ class LeaseRecoveryTest {
         Registration<Jobs.State, Jobs.Event> r = on(Jobs.MACHINE);
         long mine = claimedBy("r1", r);
         long theirs = claimedBy("r2", r);
-        recoveryOf("r1", r).healRestart();
+        recoveryOf("r1", r).healRestart(false);
         assertThat(parts.task(mine).state()).isEqualTo("QUEUED");
         assertThat(parts.task(mine).lease()).isNull();
         assertThat(parts.last(mine).reason()).isEqualTo("restart of r1");
         assertThat(parts.task(theirs).state()).isEqualTo("RUNNING");
         assertThat(parts.task(theirs).lease().owner()).isEqualTo("r2");
+    }
+
+    @Test
+    void theSoleOwnerOfAStoreRecoversEveryLeaseItFindsAtStartWithoutWaiting() {
+        Registration<Jobs.State, Jobs.Event> r = on(Jobs.MACHINE);
+        Registration<Jobs.State, Jobs.Event> foreign = on(Jobs.machine("foreign", false, false));
+        long mine = claimedBy("node-a", r);
+        long earlier = claimedBy("node-a-before-its-rename", r);
+        long unserved = claimedBy("other", foreign);
+        recoveryOf("node-a", r).healRestart(true);
+        assertThat(parts.task(mine).state()).isEqualTo("QUEUED");
+        assertThat(parts.last(mine).reason()).isEqualTo("restart of node-a");
+        assertThat(parts.task(earlier).state()).as("no lease has expired yet").isEqualTo("QUEUED");
+        assertThat(parts.task(earlier).lease()).isNull();
+        assertThat(parts.last(earlier).reason()).contains("of node-a-before-its-rename found at the start of the sole owner node-a");
+        assertThat(parts.task(unserved).state()).as("a machine this runtime does not serve").isEqualTo("RUNNING");
+        assertThat(parts.events(unserved)).containsExactly("START");
     }
 
     @Test

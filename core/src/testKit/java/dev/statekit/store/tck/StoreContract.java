@@ -84,6 +84,18 @@ public abstract class StoreContract extends ContractFixtures {
     }
 
     /**
+     * Unique keys: a duplicate returns the task holding the key, which it holds across a claim and a
+     * retry within the unique states and gives up when it leaves them; concurrent creations make one task.
+     */
+    @Nested
+    public class Unique extends UniqueContract {
+        /** Runs the part on this contract's store. */
+        public Unique() {
+            super(StoreContract.this);
+        }
+    }
+
+    /**
      * Applying changes: compare-and-set on the version with one history entry, replayed command keys, and
      * applyAll.
      */

@@ -272,9 +272,22 @@ public final class CompressionHost implements AutoCloseable {
      * @param attributes more attributes of the task (the input and size are set from the arguments)
      */
     public Created<State> add(@Nullable String key, String input, long sizeBytes, int priority, Map<String, String> attributes) {
+        return add(key, null, input, sizeBytes, priority, attributes);
+    }
+
+    /**
+     * Adds a task as {@link #add(String, String, long, int, Map)} does, with a unique key: while a
+     * task added with the same unique key has not ended ({@code COMPLETED} or {@code CANCELED}),
+     * adding returns that task, with {@link Created#created()} false, in every process of the store.
+     *
+     * @param uniqueKey the unique key, or null for none
+     */
+    public Created<State> add(@Nullable String key, @Nullable String uniqueKey, String input, long sizeBytes, int priority,
+                              Map<String, String> attributes) {
         TaskSpec spec = TaskSpec.defaults().queue(QUEUE).priority(priority).attributes(attributes)
                 .attribute(INPUT, input).attribute(SIZE, Long.toString(sizeBytes));
         if (key != null) spec = spec.idempotencyKey(key);
+        if (uniqueKey != null) spec = spec.uniqueKey(uniqueKey);
         Created<State> created = engine.create(machine, spec);
         Task<State> t = created.task();
         if (t.state() == State.CREATED) {

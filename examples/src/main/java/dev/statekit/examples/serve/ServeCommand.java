@@ -52,9 +52,13 @@ public final class ServeCommand {
     static final Options.Option<String> TABLE_PREFIX = Options.text("table-prefix", "P", null, "the system's name, e.g. novel_proofer_",
             "the prefix of the store's tables").requiring(v -> v.matches("[a-z][a-z0-9_]{0,29}"),
             "a lower-case letter and up to 29 letters, digits or _");
+    static final Options.Option<String> NODE = Options.text("node", "NAME", null,
+            "a name unique to each start",
+            "this process's name, which its leases carry: restarted with the same name it takes its tasks back at once")
+            .requiring(v -> v.matches("[A-Za-z0-9][A-Za-z0-9._:-]{0,99}"), "1 to 100 letters, digits, '.', '_', ':' or '-'");
     static final Options.Option<Boolean> READ_ONLY_DASHBOARD = Options.flag("read-only-dashboard", "the dashboard shows but changes nothing");
     /** The options of every system, before each system's own. */
-    static final Options COMMON = Options.of(PORT, HOST, DATA).and(Stores.OPTIONS).and(Options.of(TABLE_PREFIX, READ_ONLY_DASHBOARD));
+    static final Options COMMON = Options.of(PORT, HOST, DATA).and(Stores.OPTIONS).and(Options.of(TABLE_PREFIX, NODE, READ_ONLY_DASHBOARD));
 
     /**
      * The parsed command line of {@code serve}.
@@ -240,7 +244,8 @@ public final class ServeCommand {
         }
         Service service = null;
         try {
-            ServeContext context = new ServeContext(store.store(), Clock.system(), options.dataDir(), owner(options.system()), values);
+            String owner = owner(options.system(), values.find(NODE));
+            ServeContext context = new ServeContext(store.store(), Clock.system(), options.dataDir(), owner, values);
             service = factory.create(context);
             Router router = new Router();
             service.routes(router);
@@ -265,14 +270,23 @@ public final class ServeCommand {
         return system.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_") + "_";
     }
 
-    private static String owner(String system) {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            host = "host";
-        }
-        return system + "@" + host + "-" + ProcessHandle.current().pid() + "-"
+    /**
+     * Returns the owner name of this process's leases: {@code SYSTEM@NODE} with {@code --node}, so
+     * that a process restarted with the same name takes the tasks it held back at once; without it a
+     * name unique to this start ({@code SYSTEM@HOST-PID-RANDOM}), whose leases a restart leaves to
+     * expire. Two processes that share a store must not share a node name.
+     */
+    static String owner(String system, Optional<String> node) {
+        if (node.isPresent()) return system + "@" + node.get();
+        return system + "@" + host() + "-" + ProcessHandle.current().pid() + "-"
                 + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20), 36);
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+        } catch (IOException e) {
+            return "host";
+        }
     }
 }

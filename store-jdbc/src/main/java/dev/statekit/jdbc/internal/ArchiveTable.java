@@ -78,12 +78,12 @@ public final class ArchiveTable {
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) return Optional.empty();
                     TaskRecord task = Rows.task(rs);
-                    long root = rs.getLong(26);
-                    Instant archivedAt = Objects.requireNonNull(Rows.getInstant(rs, 27), "archived_at");
+                    long root = rs.getLong(27);
+                    Instant archivedAt = Objects.requireNonNull(Rows.getInstant(rs, 28), "archived_at");
                     List<HistoryEntry> history = new ArrayList<>();
                     do {
-                        rs.getLong(28);
-                        if (!rs.wasNull()) history.add(Rows.history(rs, 28));
+                        rs.getLong(29);
+                        if (!rs.wasNull()) history.add(Rows.history(rs, 29));
                     } while (rs.next());
                     return Optional.of(new ArchivedTask(task, history, root, archivedAt));
                 }

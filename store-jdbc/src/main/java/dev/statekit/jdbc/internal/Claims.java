@@ -127,18 +127,18 @@ public final class Claims {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     if (rs.getObject(1) == null) {
-                        boolean found = rs.getBoolean(28);
-                        boolean paused = rs.getBoolean(29);
+                        boolean found = rs.getBoolean(29);
+                        boolean paused = rs.getBoolean(30);
                         boolean queueRow = !rs.wasNull();
-                        int limit = rs.getInt(30);
-                        boolean ordered = rs.getBoolean(31);
+                        int limit = rs.getInt(31);
+                        boolean ordered = rs.getBoolean(32);
                         fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)));
                         continue;
                     }
                     TaskRecord task = Rows.task(rs);
-                    HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(26), task.state(), rs.getString(27),
+                    HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(27), task.state(), rs.getString(28),
                             TriggerSource.SYSTEM, request.owner(), ClaimRule.CLAIM_REASON, task.updatedAt(), null);
-                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(Rows.getInstant(rs, 32))));
+                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(Rows.getInstant(rs, 33))));
                 }
             }
         } catch (StatekitException e) {

@@ -67,7 +67,8 @@ public final class PostgresOps implements DialectOps {
             new Column("text", ch -> ch.entry().reason()),
             new Column("int8", ch -> Rows.epochMicros(ch.entry().at())),
             new Column("int4", ch -> ch.reorders() ? ch.next().priority() : null),    // null keeps the stored place
-            new Column("int8", ch -> ch.reorders() ? ch.next().sequence() : null));
+            new Column("int8", ch -> ch.reorders() ? ch.next().sequence() : null),
+            new Column("bool", ch -> ch.next().uniqueKey() != null));              // false frees the unique key
 
     private final Jdbc jdbc;
     private final Sql sql;

@@ -68,6 +68,7 @@ public final class RowWrites {
         ps.setLong(i++, n.version());
         Rows.setInteger(ps, i++, change.reorders() ? n.priority() : null);     // null keeps the stored place
         Rows.setLong(ps, i++, change.reorders() ? n.sequence() : null);
+        ps.setBoolean(i++, n.uniqueKey() != null);                             // false frees the key
         ps.setLong(i++, n.id());
         ps.setLong(i, change.expectedVersion());
     }

@@ -29,7 +29,7 @@ public final class Rows {
     public static final String TASK_COLUMNS = "id, machine, machine_version, state, queue, priority, sequence, parent_id, "
             + "attempts, retries, lease_owner, lease_token, lease_expires_at, not_before, last_error_code, "
             + "last_error_message, last_error_retryable, last_error_step, attributes, payload, idempotency_key, "
-            + "created_at, updated_at, version, cancel_requested";
+            + "created_at, updated_at, version, cancel_requested, unique_key";
     /** The columns of a history row, in the order {@link #history} reads them. */
     public static final String HISTORY_COLUMNS = "task_id, version, from_state, to_state, event, source, actor, reason, at, command_key";
     /** The columns of a queue row, in the order {@link #queue} reads them. */
@@ -119,7 +119,7 @@ public final class Rows {
             return new TaskRecord(id, rs.getString(2), rs.getInt(3), rs.getString(4), rs.getString(5), rs.getInt(6),
                     rs.getLong(7), getLong(rs, 8), rs.getInt(9), rs.getInt(10), lease, getInstant(rs, 14), error, attributes,
                     rs.getString(20), rs.getString(21), nonNull(getInstant(rs, 22), "created_at"),
-                    nonNull(getInstant(rs, 23), "updated_at"), rs.getLong(24));
+                    nonNull(getInstant(rs, 23), "updated_at"), rs.getLong(24), rs.getString(26));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new StatekitException(ErrorCode.STORE_FAILURE, "task " + id + " cannot be read: " + e.getMessage(), id, e);
         }

@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 5;
+    /** The versions this build ships, in order; the last is {@link #VERSION}. */
+    public static final java.util.List<Integer> VERSIONS = java.util.List.of(1, 2, 3, 5);
     /** The placeholder that stands for the table prefix in the resources. */
     public static final String PLACEHOLDER = "${prefix}";
 
@@ -49,7 +51,7 @@ public final class Schema {
     /** Returns the schema resources of {@code dialect} as shipped, placeholder included: every version, in order. */
     public static String template(Dialect dialect) {
         StringBuilder text = new StringBuilder();
-        for (int version = 1; version <= VERSION; version++) {
+        for (int version : VERSIONS) {
             if (version > 1) text.append('\n');
             text.append(resource(dialect.schemaResource(version)));
         }

@@ -43,6 +43,8 @@ public final class Sql {
     private final String insertTaskValues;
     /** Selects a task by (machine, idempotency key). */
     public final String taskByKey;
+    /** Reads the task of a machine that holds a unique key: machine, key. */
+    public final String taskByUniqueKey;
     /** Selects a task by id. */
     public final String taskById;
     /** Selects a task's version and the history entry of a command key, if any. */
@@ -125,15 +127,15 @@ public final class Sql {
      */
     public final String updateEach;
     /** The number of array parameters of {@link #updateEach}. */
-    public static final int UPDATE_EACH_ARRAYS = 28;
+    public static final int UPDATE_EACH_ARRAYS = 29;
     // id, expected, version, state, queue, attempts, retries, lease owner, token, expiry, not before,
     // error code, message, retryable, step, attributes, payload, updated at; then the history entry's
     // version, from, to, event, source, actor, reason, at; then the priority and sequence, null where
-    // the change keeps the stored ones. Times travel as microseconds since the epoch (fromMicros).
+    // the change keeps the stored ones; whether the task keeps its unique key. Times travel as microseconds since the epoch (fromMicros).
     private static final String UPDATE_EACH_TYPES = "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::int[],"
             + " ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
             + " ?::boolean[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[], ?::bigint[]";
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[], ?::bigint[], ?::boolean[]";
 
     /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
     private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
@@ -158,12 +160,14 @@ public final class Sql {
         String fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
-                + " cancel_requested) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false)";
-        insertTask = pg ? insert + " on conflict (machine, idempotency_key) where idempotency_key is not null do nothing returning id, sequence"
+                + " cancel_requested, unique_key) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false, ?)";
+        // PostgreSQL: a taken idempotency key or unique key inserts nothing (no row returned), in either index.
+        insertTask = pg ? insert + " on conflict do nothing returning id, sequence"
                 : "select id, sequence from final table (" + insert + ")";
         insertMany = insert.substring(0, insert.indexOf(" values ("));
         insertTaskValues = insert.substring(insert.indexOf(" values (") + " values ".length());
         taskByKey = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and idempotency_key = ?";
+        taskByUniqueKey = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and unique_key = ?";
         taskById = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id = ?";
         checkChange = "select t.version, h.task_id, h.version, h.from_state, h.to_state, h.event, h.source, h.actor, h.reason,"
                 + " h.at, h.command_key from " + tasks + " t left join " + history + " h on h.task_id = t.id and h.command_key = ?"
@@ -171,7 +175,8 @@ public final class Sql {
         String set = "update " + tasks + " set state = ?, queue = ?, attempts = ?, retries = ?, ";
         String rest = ", not_before = ?, last_error_code = ?, last_error_message = ?, last_error_retryable = ?,"
                 + " last_error_step = ?, attributes = ?, payload = ?, updated_at = ?, version = ?,"
-                + " priority = coalesce(?, priority), sequence = coalesce(?, sequence) where id = ? and version = ?";
+                + " priority = coalesce(?, priority), sequence = coalesce(?, sequence),"
+                + " unique_key = case when ? then unique_key else null end where id = ? and version = ?";
         updateLeased = set + "lease_owner = case when lease_token = ? then lease_owner else ? end,"
                 + " lease_expires_at = case when lease_token = ? then lease_expires_at else ? end,"
                 + " lease_token = ?" + rest;
@@ -235,7 +240,8 @@ public final class Sql {
         // A lease kept with its fencing token keeps its stored owner and expiry: only renew moves them.
         updateEach = "with v (id, expected, version, state, queue, attempts, retries, lease_owner, lease_token,"
                 + " lease_expires_at, not_before, error_code, error_message, error_retryable, error_step, attributes,"
-                + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at, priority, sequence) as ("
+                + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at, priority, sequence,"
+                + " keeps_unique) as ("
                 + " select * from unnest(" + UPDATE_EACH_TYPES + ")),"
                 + " u as (update " + tasks + " t set state = v.state, queue = v.queue, attempts = v.attempts, retries = v.retries,"
                 + " lease_owner = case when v.lease_token is null then null when t.lease_token = v.lease_token"
@@ -245,7 +251,8 @@ public final class Sql {
                 + " lease_token = v.lease_token, not_before = " + fromMicros("v.not_before") + ", last_error_code = v.error_code,"
                 + " last_error_message = v.error_message, last_error_retryable = v.error_retryable,"
                 + " last_error_step = v.error_step, attributes = v.attributes, payload = v.payload, updated_at = " + fromMicros("v.updated_at") + ","
-                + " version = v.version, priority = coalesce(v.priority, t.priority), sequence = coalesce(v.sequence, t.sequence)"
+                + " version = v.version, priority = coalesce(v.priority, t.priority), sequence = coalesce(v.sequence, t.sequence),"
+                + " unique_key = case when v.keeps_unique then t.unique_key else null end"
                 + " from v where t.id = v.id and t.version = v.expected returning t.id, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.h_version, v.from_state,"
                 + " v.to_state, v.event, v.source, v.actor, v.reason, " + fromMicros("v.at") + ", null from v join u on u.id = v.id),"
@@ -376,10 +383,10 @@ public final class Sql {
      * runnable task of a lower priority is left, and the queue's anti-starvation count is 0.
      *
      * <p>Returns one row per task claimed, or one row with null task columns when none is: the
-     * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 25), its from-state (26), the
-     * event (27), whether a task was runnable (28), the queue's paused flag (29) and concurrency
-     * limit (30), null when the queue has no row or nothing was runnable, whether the order was
-     * the claim order (31), and when the claimed task had become ready (32, the later of its last
+     * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 26), its from-state (27), the
+     * event (28), whether a task was runnable (29), the queue's paused flag (30) and concurrency
+     * limit (31), null when the queue has no row or nothing was runnable, whether the order was
+     * the claim order (32), and when the claimed task had become ready (33, the later of its last
      * change and its not-before time before the claim).
      *
      * <p>Parameters: machine, queue, the states, now (is a task runnable); queue; the rules'

@@ -111,7 +111,7 @@ public final class TaskInserts {
         List<CreateResult> results = new ArrayList<>(specs.size());
         int i = 0;
         while (i < specs.size()) {
-            if (specs.get(i).idempotencyKey() != null || !specs.get(i).dependsOn().isEmpty()) {
+            if (specs.get(i).idempotencyKey() != null || specs.get(i).uniqueKey() != null || !specs.get(i).dependsOn().isEmpty()) {
                 NewTask spec = GroupCreations.resolve(specs.get(i), results);
                 Optional<CreateResult> r = insert(c, spec, attributes[i]);
                 if (r.isEmpty()) return Optional.empty();     // its key's task was deleted meanwhile: start again
@@ -122,7 +122,7 @@ public final class TaskInserts {
             }
             int end = i;
             while (end < specs.size() && end - i < INSERT_CHUNK && specs.get(end).idempotencyKey() == null
-                    && specs.get(end).dependsOn().isEmpty()) {
+                    && specs.get(end).uniqueKey() == null && specs.get(end).dependsOn().isEmpty()) {
                 end++;
             }
             int first = results.size();
@@ -161,7 +161,7 @@ public final class TaskInserts {
         Jdbc.LOG.debug("created {} tasks", specs.size());
     }
 
-    /** Binds the twelve parameters of one row of {@link Sql#insertTask} from {@code p} on; returns the next index. */
+    /** Binds the thirteen parameters of one row of {@link Sql#insertTask} from {@code p} on; returns the next index. */
     private static int bindInsert(PreparedStatement ps, int p, NewTask spec, String attributes, @org.jspecify.annotations.Nullable String key)
             throws SQLException {
         ps.setString(p, spec.machine());
@@ -176,35 +176,47 @@ public final class TaskInserts {
         Rows.setString(ps, p + 9, key);
         Rows.setInstant(ps, p + 10, spec.createdAt());
         Rows.setInstant(ps, p + 11, spec.createdAt());
-        return p + 12;
+        Rows.setString(ps, p + 12, spec.uniqueKey());
+        return p + 13;
     }
 
     /** The first snapshot of a new task as the database keeps it: its times cut to the microsecond. */
     private static TaskRecord firstRecord(NewTask spec, Inserted row) {
         NewTask stored = new NewTask(spec.machine(), spec.machineVersion(), spec.state(), spec.queue(), spec.priority(),
                 spec.parentId(), spec.attributes(), spec.payload(), spec.idempotencyKey(), Rows.micros(spec.notBefore()),
-                Objects.requireNonNull(Rows.micros(spec.createdAt())));
+                Objects.requireNonNull(Rows.micros(spec.createdAt())), spec.dependsOn(), spec.uniqueKey(), spec.uniqueStates());
         return stored.toRecord(row.id(), row.sequence());
     }
 
-    /** Inserts one task, or reads the task that holds its key; empty when that task was deleted meanwhile. */
+    private static @org.jspecify.annotations.Nullable TaskRecord byKey(Connection c, String query, String machine, String key)
+            throws SQLException {
+        return Jdbc.queryOne(c, query, ps -> {
+            ps.setString(1, machine);
+            ps.setString(2, key);
+        }, Rows::task);
+    }
+
+    /**
+     * Inserts one task, or reads the task that holds its idempotency key, else its unique key (the
+     * idempotency key is looked at first); empty when that task was deleted, or gave up its unique
+     * key, meanwhile.
+     */
     private Optional<CreateResult> insert(Connection c, NewTask spec, String attributes) throws SQLException {
         String key = spec.idempotencyKey();
+        String unique = spec.uniqueKey();
         Inserted row = null;
         try {
-            // PostgreSQL returns no row when the key is taken.
+            // PostgreSQL returns no row when a key is taken.
             row = Jdbc.queryOne(c, sql.insertTask, ps -> bindInsert(ps, 1, spec, attributes, key),
                     rs -> new Inserted(rs.getLong(1), rs.getLong(2)));
         } catch (SQLException e) {
             // H2 waits for a concurrent creator of the same key, then reports the duplicate.
-            if (key == null || !SqlErrors.uniqueViolation(e)) throw e;
+            if ((key == null && unique == null) || !SqlErrors.uniqueViolation(e)) throw e;
         }
         if (row == null) {
-            String taken = Objects.requireNonNull(key, "a task without a key was not inserted");
-            TaskRecord existing = Jdbc.queryOne(c, sql.taskByKey, ps -> {
-                ps.setString(1, spec.machine());
-                ps.setString(2, taken);
-            }, Rows::task);
+            if (key == null && unique == null) throw new IllegalStateException("a task without a key was not inserted");
+            TaskRecord existing = key == null ? null : byKey(c, sql.taskByKey, spec.machine(), key);
+            if (existing == null && unique != null) existing = byKey(c, sql.taskByUniqueKey, spec.machine(), unique);
             return existing == null ? Optional.empty() : Optional.of(new CreateResult(existing, false));
         }
         Jdbc.LOG.debug("created task {} of machine {} on queue {}", row.id(), spec.machine(), spec.queue());

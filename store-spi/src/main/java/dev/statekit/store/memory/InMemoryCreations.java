@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The creations of an {@link InMemoryStore}: new tasks with their ids, sequences and idempotency
- * keys, under a parent's group or waiting on dependencies, and the group writes that create
+ * The creations of an {@link InMemoryStore}: new tasks with their ids, sequences, idempotency
+ * keys and unique keys, under a parent's group or waiting on dependencies, and the group writes that create
  * children with their parent's change.
  *
  * <p>A creation takes the monitors of the parent (which keeps its group from being sealed
@@ -35,6 +35,7 @@ final class InMemoryCreations {
     private final InMemoryGroups groups;
     private final int maxPayloadChars;
     private final ConcurrentHashMap<String, Long> creationKeys = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> uniqueKeys = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final AtomicLong sequences = new AtomicLong();
     private final AtomicLong frontSequences = new AtomicLong();
@@ -106,15 +107,36 @@ final class InMemoryCreations {
         return key != null && creationKeys.containsKey(spec.machine() + '\u0000' + key);
     }
 
+    // The idempotency key first: it is recorded only when this call creates the task, not when a unique key turns it away.
     private CreateResult createUnder(NewTask spec, boolean countedByWrite) {
         String key = spec.idempotencyKey();
+        if (key == null) return createUnique(spec, countedByWrite);
+        CreateResult[] result = {null};
+        Long id = creationKeys.computeIfAbsent(spec.machine() + '\u0000' + key, k -> {
+            CreateResult r = createUnique(spec, countedByWrite);
+            result[0] = r;
+            return r.created() ? r.task().id() : null;
+        });
+        if (result[0] != null) return result[0];
+        return new CreateResult(Objects.requireNonNull(tasks.get(Objects.requireNonNull(id))).task, false);
+    }
+
+    // The unique key is taken and the task inserted in one step of the key's map entry; a change that frees it removes the entry.
+    private CreateResult createUnique(NewTask spec, boolean countedByWrite) {
+        String key = spec.uniqueKey();
         if (key == null) return new CreateResult(insert(spec, countedByWrite), true);
         boolean[] created = {false};
-        Long id = creationKeys.computeIfAbsent(spec.machine() + '\u0000' + key, k -> {
+        Long id = uniqueKeys.computeIfAbsent(spec.machine() + '\u0000' + key, k -> {
             created[0] = true;
             return insert(spec, countedByWrite).id();
         });
         return new CreateResult(Objects.requireNonNull(tasks.get(id)).task, created[0]);
+    }
+
+    /** Frees the unique key {@code t} holds; the caller holds its monitor and writes its next snapshot without the key. */
+    void release(TaskRecord t) {
+        String key = t.uniqueKey();
+        if (key != null) uniqueKeys.remove(t.machine() + '\u0000' + key, t.id());
     }
 
     // A task with dependencies opens its own group of them, sealed and held, counted as locked: the caller holds their monitors.
@@ -174,9 +196,10 @@ final class InMemoryCreations {
         groups.mark(w.parentId(), GroupLedger.Mark.LOOK);
     }
 
-    /** Frees the idempotency key of a task taken out of the store. */
+    /** Frees the idempotency key and the unique key of a task taken out of the store. */
     void forget(TaskRecord t) {
         String key = t.idempotencyKey();
         if (key != null) creationKeys.remove(t.machine() + '\u0000' + key, t.id());
+        release(t);
     }
 }

@@ -223,6 +223,10 @@ public final class InMemoryStore implements Store {
     TaskRecord write(Slot slot, TaskRecord next, HistoryEntry entry, boolean reorders) {
         TaskRecord old = slot.task;
         next = keepMetadata(old, next, reorders);
+        if (!Objects.equals(old.uniqueKey(), next.uniqueKey())) {        // a change only frees a key, never takes one
+            if (old.uniqueKey() != null) creations.release(old);
+            if (next.uniqueKey() != null) next = next.toBuilder().uniqueKey(null).build();
+        }
         slot.history.add(entry);
         String key = entry.commandKey();
         if (key != null) {

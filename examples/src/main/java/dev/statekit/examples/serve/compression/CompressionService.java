@@ -59,6 +59,9 @@ public final class CompressionService extends SystemService {
     /** The conflict policies of a task's output. */
     static final Set<String> POLICIES = new LinkedHashSet<>(List.of("rename", "overwrite", "skip"));
     /** The priorities of a task. */
+    /** What adding a file does when a task of the same input and output target has not ended: merge into it (default), or add anyway. */
+    static final Set<String> DUPLICATES = new LinkedHashSet<>(List.of("merge", "add"));
+    /** The priorities of a task. */
     static final Set<String> PRIORITIES = new LinkedHashSet<>(List.of("high", "normal", "low"));
     /** The most tasks one batch may add. */
     static final int MAX_BATCH = 500;
@@ -200,15 +203,15 @@ public final class CompressionService extends SystemService {
     }
 
     /** One task to add, as a request gave it. */
-    private record NewFile(String input, long sizeBytes, String priority, String onConflict) {}
+    private record NewFile(String input, long sizeBytes, String priority, String onConflict, boolean merge) {}
 
     private Reply add(Exchange x) {
-        JsonBody body = x.body().requireOnly(Set.of("input", "priority", "on_conflict", "idempotency_key"));
+        JsonBody body = x.body().requireOnly(Set.of("input", "priority", "on_conflict", "on_duplicate", "idempotency_key"));
         NewFile file = newFile(body.requireString("input", InputNames.MAX_LENGTH), body.oneOf("priority", PRIORITIES).orElse("normal"),
-                body.oneOf("on_conflict", POLICIES).orElse("rename"), "input");
+                body.oneOf("on_conflict", POLICIES).orElse("rename"), body.oneOf("on_duplicate", DUPLICATES).orElse("merge"), "input");
         Optional<String> key = IDEMPOTENCY_KEY.key(x);
         Created<State> created = enqueue(key.map(k -> "task:" + k).orElse(null), file, "idempotency_key");
-        log.info("{} added task {} ({}){}", x.actor(), created.task().id(), file.input(), created.created() ? "" : " again (same key)");
+        log.info("{} added task {} ({}){}", x.actor(), created.task().id(), file.input(), created.created() ? "" : " again (same key or merged)");
         return Reply.json(created.created() ? 201 : 200, view(created.task()));
     }
 
@@ -238,18 +241,20 @@ public final class CompressionService extends SystemService {
     }
 
     private NewFile batchItem(JsonNode item, String field) {
-        if (!item.isObject()) throw ApiException.badField(field, "must be an object with input, priority and on_conflict");
+        if (!item.isObject()) throw ApiException.badField(field, "must be an object with input, priority, on_conflict and on_duplicate");
         for (var it = item.fieldNames(); it.hasNext(); ) {
             String name = it.next();
-            if (!Set.of("input", "priority", "on_conflict").contains(name)) {
-                throw new ApiException(400, "UNKNOWN_FIELD", field + "." + name + ": unknown field; known fields: input, priority, on_conflict",
+            if (!Set.of("input", "priority", "on_conflict", "on_duplicate").contains(name)) {
+                throw new ApiException(400, "UNKNOWN_FIELD", field + "." + name
+                        + ": unknown field; known fields: input, priority, on_conflict, on_duplicate",
                         field + "." + name, null);
             }
         }
         String input = text(item, field + ".input", true);
         String priority = choice(item, field + ".priority", PRIORITIES, "normal");
         String policy = choice(item, field + ".on_conflict", POLICIES, "rename");
-        return newFile(Objects.requireNonNull(input), priority, policy, field + ".input");
+        String duplicate = choice(item, field + ".on_duplicate", DUPLICATES, "merge");
+        return newFile(Objects.requireNonNull(input), priority, policy, duplicate, field + ".input");
     }
 
     private static @Nullable String text(JsonNode item, String field, boolean required) {
@@ -270,7 +275,7 @@ public final class CompressionService extends SystemService {
     }
 
     /** Checks the input file of a new task: a regular file inside the input folder. */
-    private NewFile newFile(String input, String priority, String onConflict, String field) {
+    private NewFile newFile(String input, String priority, String onConflict, String onDuplicate, String field) {
         Path file;
         try {
             file = InputNames.resolve(inputs, input);
@@ -281,7 +286,7 @@ public final class CompressionService extends SystemService {
             Path real = file.toRealPath();
             if (!real.startsWith(inputs.toRealPath())) throw ApiException.badField(field, "leads out of the input folder");
             if (!Files.isRegularFile(real)) throw ApiException.badField(field, "is not a regular file");
-            return new NewFile(input, Files.size(real), priority, onConflict);
+            return new NewFile(input, Files.size(real), priority, onConflict, onDuplicate.equals("merge"));
         } catch (NoSuchFileException e) {
             throw new ApiException(400, "INPUT_NOT_FOUND", field + ": no file '" + input + "' in the input folder", field, null);
         } catch (IOException e) {
@@ -289,8 +294,14 @@ public final class CompressionService extends SystemService {
         }
     }
 
+    /**
+     * Adds one file, merged with a task of the same input and output policy that has not ended (the
+     * seed's duplicate rule: the same input and output target are one task): the unique key is the
+     * input name and its {@code on_conflict} policy, which together name the output target.
+     */
     private Created<State> enqueue(@Nullable String key, NewFile file, String keyField) {
-        Created<State> created = host.add(key, file.input(), file.sizeBytes(), TaskViews.priority(file.priority()),
+        String uniqueKey = file.merge() ? file.input() + " -> " + file.onConflict() : null;
+        Created<State> created = host.add(key, uniqueKey, file.input(), file.sizeBytes(), TaskViews.priority(file.priority()),
                 Map.of(FileCompressor.ON_CONFLICT, file.onConflict()));
         Task<State> t = created.task();
         if (!created.created() && (!file.input().equals(t.attribute(CompressionHost.INPUT))

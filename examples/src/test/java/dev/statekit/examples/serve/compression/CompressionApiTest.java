@@ -155,7 +155,7 @@ class CompressionApiTest {
 
         api.post("/api/queue/pause", "");
         long r1 = add(api, "{\"input\": \"r.txt\", \"on_conflict\": \"rename\"}");
-        long r2 = add(api, "{\"input\": \"r.txt\"}");
+        long r2 = add(api, "{\"input\": \"r.txt\", \"on_duplicate\": \"add\"}");     // not merged into r1
         long o1 = add(api, "{\"input\": \"o.txt\", \"on_conflict\": \"overwrite\"}");
         long s1 = add(api, "{\"input\": \"s.txt\", \"on_conflict\": \"skip\"}");
         long n1 = add(api, "{\"input\": \"n\", \"on_conflict\": \"RENAME\"}");
@@ -379,7 +379,8 @@ class CompressionApiTest {
         ApiClient.Response reused = api.post("/api/tasks", "{\"input\": \"k2.txt\", \"idempotency_key\": \"add-1\"}");
         assertThat(reused.status()).isEqualTo(409);
         assertThat(reused.field("error_code")).isEqualTo("IDEMPOTENCY_KEY_REUSED");
-        String batch = "{\"tasks\": [{\"input\": \"k.txt\"}, {\"input\": \"k2.txt\"}], \"idempotency_key\": \"batch-1\"}";
+        String batch = "{\"tasks\": [{\"input\": \"k.txt\", \"on_duplicate\": \"add\"}, {\"input\": \"k2.txt\"}],"
+                + " \"idempotency_key\": \"batch-1\"}";
         ApiClient.Response b1 = api.post("/api/tasks/batch", batch);
         ApiClient.Response b2 = api.post("/api/tasks/batch", batch);
         assertThat(b1.status()).isEqualTo(201);
@@ -430,5 +431,34 @@ class CompressionApiTest {
         assertThat(api.as("alice").get("/api/queue").field("state")).isEqualTo("paused");
         assertThat(outputs(data)).isEmpty();
         assertThat(Fixtures.work(data)).isEmpty();
+    }
+
+    @Test
+    void theSameInputAndOutputTargetAreOneTaskUntilItEnds() throws Exception {
+        ApiClient api = start();
+        byte[] content = input(data, "d.txt", 2_000, 21);
+        api.post("/api/queue/pause", "");
+        long first = add(api, "{\"input\": \"d.txt\"}");
+
+        ApiClient.Response merged = api.post("/api/tasks", "{\"input\": \"d.txt\", \"on_conflict\": \"rename\", \"priority\": \"high\"}");
+        assertThat(merged.status()).as("merged into the waiting task").isEqualTo(200);
+        assertThat(merged.json().path("id").asLong()).isEqualTo(first);
+        assertThat(merged.field("priority")).as("the existing task, unchanged").isEqualTo("normal");
+        ApiClient.Response batch = api.post("/api/tasks/batch", "{\"tasks\": [{\"input\": \"d.txt\"}, {\"input\": \"d.txt\"}]}");
+        assertThat(batch.status()).as("nothing new").isEqualTo(200);
+        assertThat(batch.json().path("tasks").findValuesAsText("id")).containsExactly(Long.toString(first), Long.toString(first));
+        long other = add(api, "{\"input\": \"d.txt\", \"on_conflict\": \"overwrite\"}");
+        assertThat(other).as("another output target").isNotEqualTo(first);
+        api.post("/api/tasks/" + other + "/cancel", "");
+        assertThat(add(api, "{\"input\": \"d.txt\", \"on_conflict\": \"overwrite\"}")).as("the cancelled task ended").isNotIn(first, other);
+        ApiClient.Response bad = api.post("/api/tasks", "{\"input\": \"d.txt\", \"on_duplicate\": \"ask\"}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.field("field")).isEqualTo("on_duplicate");
+
+        api.post("/api/queue/resume", "");
+        api.awaitGet("/api/tasks/" + first, x -> "COMPLETED".equals(x.field("state")), WAIT);
+        long again = add(api, "{\"input\": \"d.txt\"}");
+        assertThat(again).as("a new task once the first has completed").isNotEqualTo(first);
+        assertThat(gunzip(data, "d.txt.gz")).isEqualTo(content);
     }
 }

@@ -1,0 +1,17 @@
+-- statekit schema, version 5, for PostgreSQL 10 or later: unique keys.
+-- ${prefix} stands for the table prefix (statekit_ by default). JdbcStore.ddl(dialect, prefix)
+-- returns the files of every version in order with the prefix filled in; Flyway fills it in as a
+-- placeholder. Every statement is idempotent, so applying the file twice is harmless.
+
+-- The unique key a task holds while it is in one of its machine's unique states: set when the task
+-- is created, cleared by the change that moves it out of them (a task never comes back). A unique
+-- partial index cannot name a set of states chosen by each machine, so the column itself says
+-- whether the key holds: unique per machine where it is set; null for every other task.
+alter table ${prefix}tasks add column if not exists unique_key text;
+create unique index if not exists ${prefix}tasks_unique_idx
+    on ${prefix}tasks (machine, unique_key) where unique_key is not null;
+-- Archived tasks keep the columns of the tasks table; no index: an archived task holds no key.
+alter table ${prefix}archived_tasks add column if not exists unique_key text;
+
+insert into ${prefix}schema_version (version, description)
+    select 5, 'unique keys' where not exists (select 1 from ${prefix}schema_version where version = 5);
