@@ -49,6 +49,8 @@ public final class TransitionEngine {
     private final Awaits awaits;
     private final KernelAccess kernel;
     private final Records records;
+    private final Authorizer authorizer;
+    private final int maxConflictRetries;
 
     static {
         Kernel.Access.install(engine -> engine.kernel, KernelAccess.FACTS);
@@ -57,17 +59,50 @@ public final class TransitionEngine {
     TransitionEngine(TransitionEngineBuilder b) {
         this.store = Objects.requireNonNull(b.store, "store");
         this.clock = b.clock;
-        this.listeners = new Listeners(b.listeners);
-        this.commit = new Commit(store, clock, listeners, b.authorizer, b.maxConflictRetries);
+        this.authorizer = b.authorizer;
+        this.maxConflictRetries = b.maxConflictRetries;
+        this.listeners = new Listeners(b.listeners, store);
+        this.commit = new Commit(store, clock, listeners, authorizer, maxConflictRetries);
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
         this.kernel = new KernelAccess(this, commit, listeners, groups);
         this.records = new Records(store, clock, listeners);
     }
 
+    /** A view of {@code base} over {@code other}: the same clock, authorizer, subscribers and waits. */
+    private TransitionEngine(TransitionEngine base, Store other) {
+        this.store = other;
+        this.clock = base.clock;
+        this.authorizer = base.authorizer;
+        this.maxConflictRetries = base.maxConflictRetries;
+        this.listeners = base.listeners.on(other);
+        this.commit = new Commit(other, clock, listeners, authorizer, maxConflictRetries);
+        this.groups = new Groups(this, other, clock);
+        this.awaits = base.awaits;
+        this.kernel = new KernelAccess(this, commit, listeners, groups);
+        this.records = new Records(other, clock, listeners);
+    }
+
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
     public static TransitionEngineBuilder builder() {
         return new TransitionEngineBuilder();
+    }
+
+    /**
+     * Returns this engine working through {@code transactional}, a view of the store whose writes
+     * join a transaction of the application (for example {@code JdbcStore.enlist(connection).store()}
+     * in {@code statekit-store-jdbc}): the same machines' tables, clock, authorizer and listeners,
+     * every create and fire written in that transaction, so that it commits or rolls back with the
+     * application's own data. Listeners, and so a runtime's wake-ups, hear of the changes through
+     * {@link Store#afterCommit}: once the transaction has committed, never when it rolls back. One
+     * history entry per change, idempotency keys and the table hold as on this engine. Waits
+     * ({@link #await}) are this engine's. The view is cheap: make one per transaction.
+     *
+     * @param transactional the store of the transaction
+     * @return an engine over {@code transactional}
+     */
+    public TransitionEngine within(Store transactional) {
+        return new TransitionEngine(this, Objects.requireNonNull(transactional, "transactional"));
     }
 
     /** Returns the store. */

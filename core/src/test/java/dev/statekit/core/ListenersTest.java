@@ -9,6 +9,7 @@ import dev.statekit.store.Attributes;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
+import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.test.fixtures.Jobs;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ class ListenersTest {
 
     @Test
     void listenersHearInTheOrderTheyCameTheInitialOnesFirst() {
-        Listeners listeners = new Listeners(List.of(named("a"), named("b")));
+        Listeners listeners = new Listeners(List.of(named("a"), named("b")), new InMemoryStore());
         listeners.add(named("c"));
         listeners.transitioned("job", TASK, ENTRY);
         listeners.created("job", TASK);
@@ -71,7 +72,7 @@ class ListenersTest {
 
     @Test
     void aFailingListenerDoesNotKeepTheOthersFromHearing() {
-        Listeners listeners = new Listeners(List.of(failing("a")));
+        Listeners listeners = new Listeners(List.of(failing("a")), new InMemoryStore());
         listeners.add(named("b"));
         listeners.transitioned("job", TASK, ENTRY);
         listeners.created("job", TASK);
@@ -80,7 +81,7 @@ class ListenersTest {
 
     @Test
     void aHandleRemovesItsListenerOnce() {
-        Listeners listeners = new Listeners(List.of(named("a")));
+        Listeners listeners = new Listeners(List.of(named("a")), new InMemoryStore());
         Cancellable b = listeners.add(named("b"));
         assertThat(b.cancel()).isTrue();
         assertThat(b.cancel()).isFalse();
@@ -90,7 +91,7 @@ class ListenersTest {
 
     @Test
     void aListenerAddedTwiceHearsTwiceUntilOneHandleRemovesOne() {
-        Listeners listeners = new Listeners(List.of());
+        Listeners listeners = new Listeners(List.of(), new InMemoryStore());
         TransitionListener twice = named("x");
         Cancellable first = listeners.add(twice);
         listeners.add(twice);
@@ -104,7 +105,7 @@ class ListenersTest {
 
     @Test
     void anyBesidesTellsWhetherSomeoneElseListens() {
-        Listeners listeners = new Listeners(List.of());
+        Listeners listeners = new Listeners(List.of(), new InMemoryStore());
         TransitionListener own = named("own");
         listeners.add(own);
         assertThat(listeners.anyBesides(own)).isFalse();

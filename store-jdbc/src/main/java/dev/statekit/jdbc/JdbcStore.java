@@ -4,6 +4,7 @@ import dev.statekit.jdbc.internal.ArchiveTable;
 import dev.statekit.jdbc.internal.Claims;
 import dev.statekit.jdbc.internal.GroupReads;
 import dev.statekit.jdbc.internal.GroupWrites;
+import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.Purges;
 import dev.statekit.jdbc.internal.QueueTable;
@@ -37,6 +38,7 @@ import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
@@ -44,6 +46,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -71,6 +74,10 @@ import org.jspecify.annotations.Nullable;
  * shutdowns, serialization failures, deadlocks, lock timeouts), else
  * {@link ErrorCode#STORE_FAILURE}, with the task id when known and the {@link SQLException} as
  * cause.
+ *
+ * <p>The store can also work in the application's own transaction, so that tasks are created and
+ * commands fired together with the application's data: on a plain connection with {@link #enlist},
+ * or in the transactions a framework manages with {@link JdbcStoreBuilder#transactions}.
  *
  * <p>Instances are immutable and thread-safe. Each {@code Store} method is one call into a part of
  * {@code dev.statekit.jdbc.internal} with one duty (inserts, reads, writes, claims, queues, ...);
@@ -100,12 +107,22 @@ public final class JdbcStore implements Store {
     private final Resolutions resolutions;
     private final GroupReads groupReads;
     private final ArchiveTable archive;
+    private final Consumer<Runnable> afterCommit;
 
-    JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars) {
+    JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks) {
+        this(JdbcContext.of(new Jdbc(dataSource, hooks == null ? null : hooks::current), dialect, tablePrefix, maxPayloadChars),
+                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : action -> {
+                    if (hooks.current() != null) hooks.afterCommit(action);
+                    else action.run();
+                });
+    }
+
+    private JdbcStore(JdbcContext context, Dialect dialect, String tablePrefix, int maxPayloadChars, Consumer<Runnable> afterCommit) {
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
         this.maxPayloadChars = maxPayloadChars;
-        this.context = JdbcContext.of(dataSource, dialect, tablePrefix, maxPayloadChars);
+        this.context = context;
+        this.afterCommit = afterCommit;
         this.inserts = new TaskInserts(context);
         this.reads = new TaskReads(context);
         this.writes = new TaskWrites(context, reads);
@@ -117,6 +134,33 @@ public final class JdbcStore implements Store {
         this.resolutions = new Resolutions(context, writes, inserts);
         this.groupReads = new GroupReads(context);
         this.archive = new ArchiveTable(context);
+    }
+
+    /** Returns this store working on {@code enlistment}'s connection, telling it what to run after the commit. */
+    JdbcStore enlisted(Enlistment enlistment) {
+        JdbcContext joined = JdbcContext.of(new Jdbc(context.jdbc().dataSource(), enlistment::open), dialect, tablePrefix,
+                maxPayloadChars);
+        return new JdbcStore(joined, dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit);
+    }
+
+    /**
+     * Enlists this store in the application's transaction on {@code connection}: the returned
+     * enlistment's {@link Enlistment#store() store} runs every operation on that connection, each
+     * within a savepoint of its own (released when the operation ends, rolled back to when it fails
+     * or is refused, so the transaction stays usable), and never commits, rolls back or closes it.
+     * Tasks created and commands fired through it exist only if the application commits; after
+     * committing or rolling back, it calls {@link Enlistment#committed()} or
+     * {@link Enlistment#rolledBack()}. The engine works through it with
+     * {@code engine.within(enlistment.store())}. For transactions a framework manages, see
+     * {@link JdbcStoreBuilder#transactions(TransactionHooks)}.
+     *
+     * @param connection the connection of the application's transaction, auto-commit off (checked by
+     *                   every operation, refused with {@link ErrorCode#INVALID_ARGUMENT})
+     * @return the enlistment, for this one transaction
+     * @throws NullPointerException if {@code connection} is null
+     */
+    public Enlistment enlist(Connection connection) {
+        return new Enlistment(this, Objects.requireNonNull(connection, "connection"));
     }
 
     /**
@@ -313,6 +357,17 @@ public final class JdbcStore implements Store {
     @Override
     public AutoCloseable watch(Runnable wake) {
         return context.ops().watch(Objects.requireNonNull(wake, "wake"));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Runs {@code action} at once, unless this store works in an application's transaction: then
+     * at its commit, through the {@link Enlistment} or the {@link TransactionHooks}.
+     */
+    @Override
+    public void afterCommit(Runnable action) {
+        afterCommit.accept(Objects.requireNonNull(action, "action"));
     }
 
     // --- groups -----------------------------------------------------------------------------

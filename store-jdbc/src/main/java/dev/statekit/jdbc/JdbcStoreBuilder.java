@@ -28,6 +28,7 @@ public final class JdbcStoreBuilder {
     private @Nullable Dialect dialect;
     private int maxPayloadChars = JdbcStore.DEFAULT_MAX_PAYLOAD_CHARS;
     private boolean createSchemaIfMissing;
+    private @Nullable TransactionHooks transactions;
 
     JdbcStoreBuilder(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -87,6 +88,21 @@ public final class JdbcStoreBuilder {
     }
 
     /**
+     * Sets how the store joins the transactions the application's framework manages; default none
+     * (every write is a transaction of its own). While {@link TransactionHooks#current()} names the
+     * connection of the calling thread's transaction, every operation of the store runs on it within
+     * a savepoint and commits nothing, and what the engine's listeners hear waits for the commit.
+     *
+     * @param hooks the framework's connection and after-commit hooks
+     * @return this builder
+     * @throws NullPointerException if {@code hooks} is null
+     */
+    public JdbcStoreBuilder transactions(TransactionHooks hooks) {
+        this.transactions = Objects.requireNonNull(hooks, "hooks");
+        return this;
+    }
+
+    /**
      * Builds the store. Connects once when the dialect must be detected or the schema created;
      * logs the dialect at INFO. On H2, borrows one more connection, once per data source, to warn
      * when the data source opens the database again for every operation.
@@ -135,6 +151,6 @@ public final class JdbcStoreBuilder {
             log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
         }
         DataSourceCheck.warnIfReopening(dataSource, chosen);
-        return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars);
+        return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars, transactions);
     }
 }

@@ -6,11 +6,16 @@ import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.test.fixtures.Jobs;
 import java.nio.file.Files;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** The code docs/store-jdbc.md shows: it stands in this file, and runs here on H2. */
@@ -35,6 +40,50 @@ class DocExamplesTest {
 
             String ddl = JdbcStore.ddl(Dialect.POSTGRESQL, "statekit_");
             assertThat(ddl).contains("create table if not exists statekit_tasks");
+        }
+    }
+
+    @Test
+    void theEnlistExampleCommitsTheTaskWithTheOrder() throws Exception {
+        try (TestPool dataSource = Databases.h2()) {
+            JdbcStore store = JdbcStore.builder(dataSource).createSchemaIfMissing(true).build();
+            TransitionEngine engine = TransitionEngine.builder().store(store).build();
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                s.execute("create table orders (id bigint primary key, task_id bigint)");
+            }
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(false);
+                Enlistment tx = store.enlist(c);
+                TransitionEngine inTx = engine.within(tx.store());
+                long id = inTx.create(Jobs.SIMPLE, TaskSpec.defaults().idempotencyKey("order-42")).task().id();
+                insertOrder(c, 42, id);                                  // the application's own write
+                c.commit();
+                tx.committed();                                          // runs what waited for the commit
+                assertThat(engine.find(Jobs.SIMPLE, id)).isPresent();
+            }
+            assertThat(engine.create(Jobs.SIMPLE, TaskSpec.defaults().idempotencyKey("order-42")).created()).isFalse();
+
+            TransactionHooks hooks = new TransactionHooks() {
+                @Override
+                public @Nullable Connection current() {
+                    return null;
+                }
+
+                @Override
+                public void afterCommit(Runnable action) {
+                    throw new IllegalStateException("no transaction is open");
+                }
+            };
+            JdbcStore joining = JdbcStore.builder(dataSource).transactions(hooks).build();
+            assertThat(joining.find(1)).isPresent();
+        }
+    }
+
+    static void insertOrder(Connection c, long order, long taskId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("insert into orders (id, task_id) values (?, ?)")) {
+            ps.setLong(1, order);
+            ps.setLong(2, taskId);
+            ps.executeUpdate();
         }
     }
 

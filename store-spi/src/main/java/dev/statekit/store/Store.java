@@ -225,6 +225,18 @@ public interface Store {
         return () -> { };
     }
 
+    /**
+     * Runs {@code action} once the writes this store made so far on the calling thread are durable:
+     * at once for a store whose every write commits by itself, at the commit of the caller's
+     * transaction for a store whose writes join one (a JDBC store enlisted in an application's
+     * transaction), and never when that transaction rolls back. The engine tells its listeners of a
+     * change through this method, so that nothing in the process hears of a task before it exists for
+     * everyone. A failure of {@code action} is the caller's: a store running it later logs it.
+     *
+     * @param action what to run after the commit
+     */
+    void afterCommit(Runnable action);
+
     // --- groups -----------------------------------------------------------------------------
 
     /**

@@ -102,6 +102,11 @@ final class RuntimeModelStore implements Store {
     }
 
     @Override
+    public void afterCommit(Runnable action) {
+        store.afterCommit(action);
+    }
+
+    @Override
     public List<Claimed> claim(ClaimRequest request) {
         claimCalls++;
         QueueRecord queue = store.queue(request.queue());

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * without Jupiter's callbacks: it must not depend on a subclass's own {@code @BeforeEach} or
  * {@code @BeforeAll}.
  *
- * <p>The tests are grouped by area in nested classes, {@link Create} to {@link Archive}: each runs
+ * <p>The tests are grouped by area in nested classes, {@link Create} to {@link AfterCommit}: each runs
  * one part of the contract on the store this class opened for the test. The constants, task
  * descriptions and helpers they share are those of {@link ContractFixtures}, which this class
  * extends.
@@ -259,6 +259,15 @@ public abstract class StoreContract extends ContractFixtures {
     public class Archive extends ArchiveContract {
         /** Runs the part on this contract's store. */
         public Archive() {
+            super(StoreContract.this);
+        }
+    }
+
+    /** After the commit: a store whose writes commit by themselves runs the action at once. */
+    @Nested
+    public class AfterCommit extends AfterCommitContract {
+        /** Runs the part on this contract's store. */
+        public AfterCommit() {
             super(StoreContract.this);
         }
     }

@@ -175,6 +175,11 @@ public final class AuditedStore implements Store {
     }
 
     @Override
+    public void afterCommit(Runnable a0) {
+        delegate.afterCommit(a0);
+    }
+
+    @Override
     public AutoCloseable watch(Runnable a0) {
         return delegate.watch(a0);
     }

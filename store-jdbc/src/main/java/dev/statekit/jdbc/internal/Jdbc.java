@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * transactional work with commit and rollback, translating {@link SQLException}s, and the
  * prepared-statement boilerplate ({@link #query}, {@link #queryOne}, {@link #update}).
  *
+ * <p>When a {@link Joined} connection is at hand (the connection of an application's transaction),
+ * work runs on it instead of a borrowed one, each piece of work within a savepoint of its own
+ * ({@link Savepoints}): nothing is committed, and a piece that fails or rolls back undoes only
+ * itself, leaving the application's transaction usable.
+ *
  * <p>Every statement is prepared; values are bound by a {@link Binder}, rows read by a
  * {@link RowReader}. Thread-safe: it holds only the data source.
  */
@@ -49,14 +54,28 @@ public final class Jdbc {
         T read(ResultSet rs) throws SQLException;
     }
 
+    /** The connection of the application's transaction that work joins, if any. */
+    @FunctionalInterface
+    public interface Joined {
+        /** Returns the connection of the transaction the calling thread is in, or null to borrow one from the pool. */
+        @Nullable Connection current();
+    }
+
     /** Binds nothing. */
     public static final Binder NO_PARAMETERS = ps -> { };
 
     private final DataSource dataSource;
+    private final @Nullable Joined joined;
 
     /** Creates the plumbing over {@code dataSource}. */
     public Jdbc(DataSource dataSource) {
+        this(dataSource, null);
+    }
+
+    /** Creates the plumbing over {@code dataSource}, joining the transaction {@code joined} names whenever it names one. */
+    public Jdbc(DataSource dataSource, @Nullable Joined joined) {
         this.dataSource = dataSource;
+        this.joined = joined;
     }
 
     /** Returns the data source. */
@@ -80,8 +99,10 @@ public final class Jdbc {
         }
     }
 
-    /** Runs read-only work on a connection as the pool hands it out. */
+    /** Runs read-only work on a connection as the pool hands it out, or within a savepoint of a joined transaction. */
     public <T> T read(String doing, @Nullable Long taskId, Work<T> work) {
+        Connection tx = joined();
+        if (tx != null) return Savepoints.run(tx, doing, taskId, work);
         Connection c = connect(doing, taskId);
         try {
             return work.run(c);
@@ -92,8 +113,14 @@ public final class Jdbc {
         }
     }
 
-    /** Runs work in one transaction: committed when it returns, rolled back when it throws. */
+    /**
+     * Runs work in one transaction: committed when it returns, rolled back when it throws; or, in
+     * a joined transaction, within a savepoint released when it returns and rolled back to when it
+     * throws or rolls back.
+     */
     public <T> T transaction(String doing, @Nullable Long taskId, Work<T> work) {
+        Connection tx = joined();
+        if (tx != null) return Savepoints.run(tx, doing, taskId, work);
         Connection c = connect(doing, taskId);
         try {
             boolean autoCommit = c.getAutoCommit();
@@ -118,6 +145,10 @@ public final class Jdbc {
         } finally {
             close(c);
         }
+    }
+
+    private @Nullable Connection joined() {
+        return joined == null ? null : joined.current();
     }
 
     // After the commit or the rollback: a failure here must neither hide the outcome nor the original failure.

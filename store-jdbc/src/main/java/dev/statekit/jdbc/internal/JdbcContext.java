@@ -17,7 +17,11 @@ public record JdbcContext(Jdbc jdbc, Sql sql, RowWrites rows, DialectOps ops, in
 
     /** Returns the context of a store on {@code dataSource}; {@code prefix} must have been validated. */
     public static JdbcContext of(DataSource dataSource, Dialect dialect, String prefix, int maxPayloadChars) {
-        Jdbc jdbc = new Jdbc(dataSource);
+        return of(new Jdbc(dataSource), dialect, prefix, maxPayloadChars);
+    }
+
+    /** Returns the context of a store working through {@code jdbc}; {@code prefix} must have been validated. */
+    public static JdbcContext of(Jdbc jdbc, Dialect dialect, String prefix, int maxPayloadChars) {
         Sql sql = new Sql(dialect, prefix);
         RowWrites rows = new RowWrites(sql);
         DialectOps ops = dialect == Dialect.POSTGRESQL ? new PostgresOps(jdbc, sql) : new H2Ops(sql, rows);

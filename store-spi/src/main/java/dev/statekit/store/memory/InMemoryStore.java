@@ -337,6 +337,12 @@ public final class InMemoryStore implements Store {
         return claims.peek(request);
     }
 
+    /** {@inheritDoc} Every write of this store is done when it returns: runs {@code action} at once. */
+    @Override
+    public void afterCommit(Runnable action) {
+        action.run();
+    }
+
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
         long last = creations.lastId();
