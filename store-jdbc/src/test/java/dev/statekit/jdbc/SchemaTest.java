@@ -47,7 +47,7 @@ class SchemaTest {
                 .contains("create table if not exists jobs_group_counts").contains("create table if not exists jobs_dependencies")
                 .contains("create table if not exists jobs_marks").contains("create table if not exists jobs_archived_tasks")
                 .contains("create table if not exists jobs_archived_history");
-        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(6);
         // each version records itself
         for (int version = 1; version <= JdbcStore.SCHEMA_VERSION; version++) {
             assertThat(resource(dialect, version)).contains("select " + version + ", '");
