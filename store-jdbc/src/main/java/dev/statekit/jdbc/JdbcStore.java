@@ -30,6 +30,7 @@ import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
@@ -434,6 +435,16 @@ public final class JdbcStore implements Store {
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
         return queues.setConcurrency(queue, limit);
+    }
+
+    @Override
+    public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
+        return queues.setRateLimit(queue, limit);
+    }
+
+    @Override
+    public void holdKey(String queue, String key, Instant until) {
+        queues.holdKey(queue, key, until);
     }
 
     // --- metrics ----------------------------------------------------------------------------

@@ -301,6 +301,21 @@ public interface Store {
      */
     QueueRecord setConcurrency(String queue, int limit);
 
+    /**
+     * Sets the rate limit of {@code queue} ({@link RateLimit}); null removes it. Starts made before
+     * count under the new limit. Returns the new record.
+     */
+    QueueRecord setRateLimit(String queue, @org.jspecify.annotations.Nullable RateLimit limit);
+
+    /**
+     * Holds back key {@code key} of {@code queue} until {@code until}: no claim at a time before
+     * {@code until} takes a task of the queue whose key ({@link RateLimit#keyOf}) is {@code key},
+     * in any process; claims pass over those tasks to the others. A later hold of the same key
+     * extends it; an earlier one changes nothing. With no rate limit, or one without a key
+     * attribute, every task of the queue has the key {@link RateLimit#NO_KEY}.
+     */
+    void holdKey(String queue, String key, Instant until);
+
     // --- metrics ----------------------------------------------------------------------------
 
     /**

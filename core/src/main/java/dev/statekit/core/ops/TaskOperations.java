@@ -10,6 +10,7 @@ import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
 import dev.statekit.store.StateCount;
@@ -143,6 +144,16 @@ public final class TaskOperations {
      */
     public QueueRecord setConcurrency(String queue, int limit, Command command) {
         return changed(store.setConcurrency(queue, limit), command, "limited to " + limit + " at once");
+    }
+
+    /**
+     * Sets the rate limit of {@code queue} for every runtime on the store ({@link RateLimit}: at
+     * most N starts per period, for the queue or per key); null removes it.
+     */
+    public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit, Command command) {
+        return changed(store.setRateLimit(queue, limit), command, limit == null ? "without a rate limit"
+                : "limited to " + limit.starts() + " starts per " + limit.period()
+                        + (limit.keyAttribute() != null ? " per " + limit.keyAttribute() : ""));
     }
 
     private QueueRecord changed(QueueRecord record, Command command, String what) {

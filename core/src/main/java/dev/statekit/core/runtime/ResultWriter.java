@@ -11,6 +11,8 @@ import dev.statekit.core.internal.Kernel;
 
 import dev.statekit.core.spi.RuntimeEvent;
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.store.RateLimit;
+import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongPredicate;
@@ -30,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * batch, no read), then the next completions of a result the table refused (fail the task, or
  * release it), so that no task stays in a running state under a lease nobody renews. Whether a
  * cancellation was requested elsewhere is asked through {@code cancelRequested}, only for a result
- * that would run the task again.
+ * that would run the task again. A rate-limited answer holds the task's rate key through
+ * {@code holdKey} before its snooze is written: the hold is about the key (the service said
+ * "not before"), whatever becomes of the task's own write, and a hold that fails to be written is
+ * logged and leaves the snooze of the task itself.
  */
 final class ResultWriter {
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
@@ -45,9 +51,11 @@ final class ResultWriter {
     private final RuntimeEvents events;
     private final LongPredicate cancelRequested;
     private final DoubleSupplier jitter;
+    private final BiConsumer<TaskRecord, Instant> holdKey;
 
     ResultWriter(Kernel kernel, String owner, Consumer<Instant> wakeAt, RuntimeEvents events, LongPredicate cancelRequested,
-                 DoubleSupplier jitter) {
+                 DoubleSupplier jitter, BiConsumer<TaskRecord, Instant> holdKey) {
+        this.holdKey = holdKey;
         this.kernel = kernel;
         this.owner = owner;
         this.asOwner = Command.system().actor(owner);
@@ -81,6 +89,25 @@ final class ResultWriter {
         return new Ending<>(run, facts, c);
     }
 
+    /** Returns the holds written to {@code store}: the task's rate key under its queue's rate limit, held until the time given. */
+    static BiConsumer<TaskRecord, Instant> holdsIn(Store store) {
+        return (task, until) -> store.holdKey(task.queue(), RateLimit.keyOf(store.queue(task.queue()).rateLimit(), task), until);
+    }
+
+    /** Holds the rate key of the task of {@code d} until its wake time when its worker answered rate limited. */
+    private void holdIfRateLimited(Ending<?, ?> d) {
+        Settlement.Completion<?, ?> c = d.completion();
+        if (c.kind() != Settlement.Kind.SNOOZE || !(c.cause() instanceof Settlement.Result r)
+                || !(r.result() instanceof WorkResult.Snooze z) || !z.rateLimited()) {
+            return;
+        }
+        try {
+            holdKey.accept(d.run().task.record(), Objects.requireNonNull(c.wakeAt()));
+        } catch (RuntimeException e) {
+            log.warn("runtime {}: could not hold the rate key of task {}; only the task waits", owner, d.run().id(), e);
+        }
+    }
+
     /** Writes {@code done}; a store failure is logged, and the tasks' leases are left to recovery. */
     <S extends Enum<S>, E extends Enum<E>> void write(List<Ending<S, E>> done) {
         try {
@@ -89,6 +116,7 @@ final class ResultWriter {
             for (Ending<S, E> d : done) {
                 Settlement.Completion<S, E> c = d.completion();
                 Run<S, E> run = d.run();
+                holdIfRateLimited(d);
                 if (c.requeueTo() != null) {            // the runtime's own move, without a row: one write of its own
                     after(d, apply(kernel, run.reg.machine, run.id(), c, 0));
                 } else {

@@ -39,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  * Result, snooze                      SNOOZE: the release event, or back to backTo as RELEASE, at now + delay,
  *                                       the attempt given back and the retries kept; FAIL SNOOZE_UNSUPPORTED
  *                                       without either
+ * Result, rate limited                SNOOZE as a snooze, "rate limited; retry after D"; the runtime holds the
+ *                                       task's rate key until now + D before it writes the completion
  * Timeout                             as Result with a retryable TIMEOUT failure
  * Refused                             FAIL RESULT_REFUSED; then RELEASE: the release event, or back to backTo
  * Shutdown                            RELEASE: the release event, or back to backTo, the attempt given back; none
@@ -266,7 +268,8 @@ final class Settlement {
         if (result instanceof WorkResult.Failure x) return failure(r, x, p, backTo, f);
         WorkResult.Snooze z = (WorkResult.Snooze) result;
         Instant at = f.now().plus(z.delay());
-        Completion<S, E> later = giveBack(r, Kind.SNOOZE, p, backTo, f.base().reason("snoozed for " + z.delay()), Adjustment.SNOOZE, at);
+        String why = z.rateLimited() ? "rate limited; retry after " + z.delay() : "snoozed for " + z.delay();
+        Completion<S, E> later = giveBack(r, Kind.SNOOZE, p, backTo, f.base().reason(why), Adjustment.SNOOZE, at);
         if (later != null) return later;
         TaskError error = new TaskError(SNOOZE_UNSUPPORTED, "machine " + f.task().machine() + " has no release event", false, null);
         return fail(r, p, f.base().error(error));

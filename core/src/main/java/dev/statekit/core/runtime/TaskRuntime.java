@@ -105,7 +105,8 @@ public final class TaskRuntime implements AutoCloseable {
         this.soleOwner = b.soleOwner;
         this.waits = new Waits(ctx);
         this.preconditions = new Preconditions(ctx);
-        ResultWriter writer = new ResultWriter(ctx.kernel, ctx.owner, this::wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom);
+        ResultWriter writer = new ResultWriter(ctx.kernel, ctx.owner, this::wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom,
+                ResultWriter.holdsIn(ctx.store));
         List<Machine<?, ?>> resolved = new ArrayList<>(b.resolves);
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupResolution(ctx, resolved);
@@ -166,6 +167,7 @@ public final class TaskRuntime implements AutoCloseable {
         ctx.life.start(ctx.owner);
         for (Registration<?, ?> r : ctx.registrations.all()) {
             if (r.options.concurrency() >= 0) ctx.store.setConcurrency(r.queue, r.options.concurrency());
+            if (r.options.rateLimit() != null) ctx.store.setRateLimit(r.queue, r.options.rateLimit());
         }
         recovery.healRestart(soleOwner);
         subscriptions.add(ctx.engine.subscribe(wakeups));

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a {@link Worker} reports for one claimed task. The runtime maps it onto the machine's
  * run policy: success, retryable failure (retried with backoff until the policy's limit, then
- * fatal), fatal failure, or snooze (run again after a delay without using an attempt).
+ * fatal), fatal failure, or snooze (run again after a delay without using an attempt), which a
+ * rate-limited answer extends to every task of the same rate key.
  */
 public sealed interface WorkResult {
 
@@ -45,6 +46,19 @@ public sealed interface WorkResult {
         Objects.requireNonNull(delay, "delay");
         if (delay.isNegative()) throw new IllegalArgumentException("snooze delay must be >= 0, was " + delay);
         return new Snooze(delay);
+    }
+
+    /**
+     * Returns a rate-limited answer (an HTTP 429 with Retry-After {@code retryAfter}, for example):
+     * the task is snoozed for {@code retryAfter} as {@link #snooze} does, and its rate key
+     * ({@link dev.statekit.store.RateLimit#keyOf}: the value of the queue's rate-limit key
+     * attribute, or the whole queue) is held for as long, so that no process starts another task of
+     * that key before then.
+     */
+    static WorkResult rateLimited(Duration retryAfter) {
+        Objects.requireNonNull(retryAfter, "retryAfter");
+        if (retryAfter.isNegative()) throw new IllegalArgumentException("retry-after must be >= 0, was " + retryAfter);
+        return new Snooze(retryAfter, true);
     }
 
     /**
@@ -93,12 +107,19 @@ public sealed interface WorkResult {
     /**
      * Run the task again after {@code delay} without using an attempt.
      *
-     * @param delay how long to wait
+     * @param delay       how long to wait
+     * @param rateLimited whether the work was rate limited ({@link #rateLimited}): the task's rate
+     *                    key is held for {@code delay} too
      */
-    record Snooze(Duration delay) implements WorkResult {
+    record Snooze(Duration delay, boolean rateLimited) implements WorkResult {
         /** Creates a snooze. */
         public Snooze {
             Objects.requireNonNull(delay, "delay");
+        }
+
+        /** Creates a snooze that holds nothing else back. */
+        public Snooze(Duration delay) {
+            this(delay, false);
         }
     }
 }

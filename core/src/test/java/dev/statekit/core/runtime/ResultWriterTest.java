@@ -34,8 +34,10 @@ class ResultWriterTest {
     final Registration<Jobs.State, Jobs.Event> reg = new Registration<>(Jobs.MACHINE, "q", ctx -> WorkResult.success(),
             QueueOptions.defaults());
     boolean cancelRequested;
+    final List<String> holds = new ArrayList<>();
     final ResultWriter settler = new ResultWriter(Kernel.of(parts.engine), "owner", wakeUps::add,
-            new RuntimeEvents("owner", new Registrations(List.of(reg)), List.of()), id -> cancelRequested, () -> 0.5);
+            new RuntimeEvents("owner", new Registrations(List.of(reg)), List.of()), id -> cancelRequested, () -> 0.5,
+            (task, until) -> holds.add(task.id() + " until " + until));
 
     Run<Jobs.State, Jobs.Event> run(int retries) {
         TaskRecord t = new TaskRecord(3, Jobs.MACHINE.name(), 1, "RUNNING", "q", 0, 1, null, 1, retries,
@@ -77,6 +79,18 @@ class ResultWriterTest {
         Settlement.Completion<Jobs.State, Jobs.Event> z = settle(run(0), WorkResult.snooze(Duration.ofMinutes(5)));
         assertThat(z.event()).isEqualTo(Jobs.Event.RELEASE);
         assertThat(z.wakeAt()).isEqualTo(T0.plus(Duration.ofMinutes(5)));
+    }
+
+    @Test
+    void aRateLimitedAnswerSnoozesAndHoldsTheKeyBeforeTheWriteWhateverBecomesOfIt() {
+        Settlement.Completion<Jobs.State, Jobs.Event> z = settle(run(0), WorkResult.rateLimited(Duration.ofSeconds(30)));
+        assertThat(z.kind()).isEqualTo(Settlement.Kind.SNOOZE);
+        assertThat(z.command().reason()).isEqualTo("rate limited; retry after PT30S");
+        assertThat(z.wakeAt()).isEqualTo(T0.plusSeconds(30));
+        settler.write(List.of(settler.settle(run(0), WorkResult.snooze(Duration.ofSeconds(30)), T0)));
+        assertThat(holds).as("a plain snooze holds nothing else").isEmpty();
+        settler.write(List.of(settler.settle(run(0), WorkResult.rateLimited(Duration.ofSeconds(30)), T0)));
+        assertThat(holds).as("held although task 3 is not in the store").containsExactly("3 until " + T0.plusSeconds(30));
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
@@ -287,6 +288,16 @@ final class RuntimeModelStore implements Store {
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
         return store.setConcurrency(queue, limit);
+    }
+
+    @Override
+    public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
+        return store.setRateLimit(queue, limit);
+    }
+
+    @Override
+    public void holdKey(String queue, String key, Instant until) {
+        store.holdKey(queue, key, until);
     }
 
     @Override

@@ -76,7 +76,8 @@ public final class RuntimeParts {
     }
 
     static ResultWriter writer(RuntimeContext ctx, Consumer<Instant> wakeAt) {
-        return new ResultWriter(ctx.kernel, ctx.owner, wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom);
+        return new ResultWriter(ctx.kernel, ctx.owner, wakeAt, ctx.events, ctx.store::cancelRequested, ctx::nextRandom,
+                ResultWriter.holdsIn(ctx.store));
     }
 
     /** Stands for a runtime's own listener on the engine: a dispatcher does not announce its claims to it. */

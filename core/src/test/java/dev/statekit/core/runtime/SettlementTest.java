@@ -136,6 +136,8 @@ class SettlementTest {
                 false, NOTHING, "FAIL FAIL \"BAD: bad input\" error BAD fatal \"bad input\" step parse");
         row("snooze", result(snooze), Policy.FULL, State.QUEUED, task(1, 1), false, CANCEL,
                 "SNOOZE RELEASE \"snoozed for PT5M\" SNOOZE at +PT5M");
+        row("rate limited", result(WorkResult.rateLimited(Duration.ofMinutes(5))), Policy.FULL, State.QUEUED, task(1, 1), false, CANCEL,
+                "SNOOZE RELEASE \"rate limited; retry after PT5M\" SNOOZE at +PT5M");
         row("snooze without a release row", result(snooze), Policy.ROWLESS, State.QUEUED, task(1, 1), false, CANCEL,
                 "SNOOZE to QUEUED as RELEASE \"snoozed for PT5M\" SNOOZE at +PT5M");
         row("snooze with nowhere to go fails", result(snooze), Policy.ROWLESS, null, task(1, 1), false, CANCEL,

@@ -170,7 +170,7 @@ class SlotLoopTest {
         ResultWriter writer = new ResultWriter(ctx.kernel, "r", at -> { }, ctx.events, id -> {
             if (storeDown[0]) throw new IllegalStateException("store unavailable");
             return false;
-        }, ctx::nextRandom);
+        }, ctx::nextRandom, ResultWriter.holdsIn(ctx.store));
         Dispatcher d = new Dispatcher(ctx, () -> { }, new GroupResolution(ctx, List.of()), new Preconditions(ctx), writer,
                 () -> idleCalls++, RuntimeParts.OWN);
         long busy = enqueue("q", "retry");          // a retry asks whether a cancellation was requested

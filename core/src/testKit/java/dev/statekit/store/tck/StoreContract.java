@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * without Jupiter's callbacks: it must not depend on a subclass's own {@code @BeforeEach} or
  * {@code @BeforeAll}.
  *
- * <p>The tests are grouped by area in nested classes, {@link Create} to {@link AfterCommit}: each runs
+ * <p>The tests are grouped by area in nested classes, {@link Create} to {@link RateLimits}: each runs
  * one part of the contract on the store this class opened for the test. The constants, task
  * descriptions and helpers they share are those of {@link ContractFixtures}, which this class
  * extends.
@@ -268,6 +268,15 @@ public abstract class StoreContract extends ContractFixtures {
     public class AfterCommit extends AfterCommitContract {
         /** Runs the part on this contract's store. */
         public AfterCommit() {
+            super(StoreContract.this);
+        }
+    }
+
+    /** Rate limits: starts per period for a queue or per key, and key holds. */
+    @Nested
+    public class RateLimits extends RateLimitContract {
+        /** Runs the part on this contract's store. */
+        public RateLimits() {
             super(StoreContract.this);
         }
     }

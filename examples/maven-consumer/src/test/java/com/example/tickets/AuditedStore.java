@@ -15,6 +15,7 @@ import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
@@ -228,6 +229,16 @@ public final class AuditedStore implements Store {
     @Override
     public QueueRecord setConcurrency(String a0, int a1) {
         return delegate.setConcurrency(a0, a1);
+    }
+
+    @Override
+    public QueueRecord setRateLimit(String a0, RateLimit a1) {
+        return delegate.setRateLimit(a0, a1);
+    }
+
+    @Override
+    public void holdKey(String a0, String key, Instant until) {
+        delegate.holdKey(a0, key, until);
     }
 
     @Override

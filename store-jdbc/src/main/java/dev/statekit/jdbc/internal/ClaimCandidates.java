@@ -134,6 +134,11 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
         return true;
     }
 
+    @Override
+    public void pass(TaskRecord candidate) {
+        taken.add(candidate.id());   // out of the claim's way, as a taken task, but not picked
+    }
+
     private void fetch() throws SQLException {
         List<TaskRecord> read = new ArrayList<>();
         int rows;

@@ -5,6 +5,7 @@ import dev.statekit.store.Claimed;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.support.ClaimPicker;
+import dev.statekit.store.support.RateGate;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.StatekitException;
@@ -37,10 +38,12 @@ import org.jspecify.annotations.Nullable;
  *       other claims hold, and claims them. Claims from several processes run at once on
  *       disjoint tasks. When the anti-starvation count would change, the claim starts again the
  *       exclusive way, since the count is one row that claims update in turn.
- *   <li><b>Exclusive</b> (H2, or a queue with a concurrency limit, whose exactness needs the
- *       claims of the queue in turn): the claim locks the queue's control row (created on first
- *       use), computes the room under the limit, picks candidates in claim order with
- *       anti-starvation and stores the anti-starvation count.
+ *   <li><b>Exclusive</b> (H2, or a queue with a concurrency limit, a rate limit or a key hold,
+ *       whose exactness needs the claims of the queue in turn): the claim locks the queue's
+ *       control row (created on first use), computes the room under the limit, picks candidates
+ *       in claim order with anti-starvation and stores the anti-starvation count. A rate-limited
+ *       queue's candidates pass through a {@link RateGate} over the starts in the window and the
+ *       keys held ({@link RateTable}), and the claim writes its starts in the same transaction.
  * </ul>
  *
  * <p>The last two first ask whether any task is runnable, without locks, and stop there when none
@@ -167,7 +170,7 @@ public final class Claims {
     /** Claims beside other claims of the queue; returns null when the claim must be made the exclusive way. */
     private @Nullable List<Claimed> sideBySide(Connection c, ClaimRequest request) throws SQLException {
         QueueRecord q = queues.share(c, request.queue());
-        if (q == null || q.concurrency() > 0) return null;
+        if (q == null || q.concurrency() > 0 || q.rateLimited()) return null;
         if (q.paused()) return List.of();
         ClaimCandidates candidates = new ClaimCandidates(c, request, context, request.max(), true);
         int skipped = ClaimPicker.pick(candidates, request.max(), q.skippedLower(), request.starvationLimit());
@@ -185,9 +188,17 @@ public final class Claims {
         if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - queues.leased(c, request.queue()));
         if (room <= 0) return List.of();
         ClaimCandidates candidates = new ClaimCandidates(c, request, context, room, false);
-        int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
+        if (!q.rateLimited()) {
+            int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
+            if (skipped != q.skippedLower()) queues.setSkipped(c, request.queue(), skipped);
+            return write(c, request, candidates.picks());
+        }
+        RateGate<TaskRecord, SQLException> gate = queues.rates().gate(c, q, request.now(), candidates);
+        int skipped = ClaimPicker.pick(gate, room, q.skippedLower(), request.starvationLimit());
         if (skipped != q.skippedLower()) queues.setSkipped(c, request.queue(), skipped);
-        return write(c, request, candidates.picks());
+        List<Claimed> claimed = write(c, request, candidates.picks());
+        if (q.rateLimit() != null) queues.rates().started(c, request.queue(), gate, request.now());
+        return claimed;
     }
 
     private List<Claimed> write(Connection c, ClaimRequest request, List<TaskRecord> picks) throws SQLException {

@@ -2,28 +2,68 @@ package dev.statekit.jdbc.internal;
 
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.support.StoreChecks;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The queue control rows: reading, locking (created on first use), pausing, resuming, the
- * concurrency limit and the anti-starvation count, and the count of a queue's leased tasks.
+ * concurrency limit, the rate limit and key holds (through {@link RateTable}), the
+ * anti-starvation count, and the count of a queue's leased tasks.
  * Immutable and thread-safe.
  */
 public final class QueueTable {
     private final Jdbc jdbc;
     private final Sql sql;
     private final DialectOps ops;
+    private final RateTable rates;
+    private final String setRateLimit;
 
     /** Creates the queue table of one store. */
     public QueueTable(JdbcContext context) {
         this.jdbc = context.jdbc();
         this.sql = context.sql();
         this.ops = context.ops();
+        this.rates = new RateTable(sql);
+        this.setRateLimit = "update " + sql.queues + " set rate_limit = ?, rate_period_ms = ?, rate_key_attribute = ? where name = ?";
+    }
+
+    /** Returns the starts and holds of the rate-limited queues. */
+    RateTable rates() {
+        return rates;
+    }
+
+    /** Sets the rate limit of {@code queue} (null removes it), waking other processes; returns the new record. */
+    public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
+        Objects.requireNonNull(queue, "queue");
+        return jdbc.transaction("setting the rate limit of queue " + queue, null, c -> {
+            QueueRecord q = lock(c, queue);
+            Jdbc.update(c, setRateLimit, ps -> {
+                ps.setInt(1, limit == null ? 0 : limit.starts());
+                ps.setLong(2, limit == null ? 0 : limit.period().toMillis());
+                Rows.setString(ps, 3, limit == null ? null : limit.keyAttribute());
+                ps.setString(4, queue);
+            });
+            ops.notifyWaiters(c);
+            return q.withRateLimit(limit);
+        });
+    }
+
+    /** Holds {@code key} of {@code queue} until {@code until}, as {@link dev.statekit.store.Store#holdKey} describes. */
+    public void holdKey(String queue, String key, Instant until) {
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(until, "until");
+        jdbc.transaction("holding key " + key + " of queue " + queue, null, c -> {
+            lock(c, queue);
+            rates.hold(c, queue, key, until);
+            return null;
+        });
     }
 
     /** Returns the record of {@code queue} ({@link QueueRecord#defaults} if it has no row). */

@@ -5,6 +5,7 @@ import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
@@ -33,7 +34,8 @@ public final class Rows {
     /** The columns of a history row, in the order {@link #history} reads them. */
     public static final String HISTORY_COLUMNS = "task_id, version, from_state, to_state, event, source, actor, reason, at, command_key";
     /** The columns of a queue row, in the order {@link #queue} reads them. */
-    public static final String QUEUE_COLUMNS = "name, paused, pause_reason, concurrency, skipped_lower";
+    public static final String QUEUE_COLUMNS = "name, paused, pause_reason, concurrency, skipped_lower, rate_limit, rate_period_ms,"
+            + " rate_key_attribute, held_until";
 
     private Rows() {
     }
@@ -141,7 +143,9 @@ public final class Rows {
 
     /** Reads the queue record of the current row ({@link #QUEUE_COLUMNS}). */
     public static QueueRecord queue(ResultSet rs) throws SQLException {
-        return new QueueRecord(rs.getString(1), rs.getBoolean(2), rs.getString(3), rs.getInt(4), rs.getInt(5));
+        int starts = rs.getInt(6);
+        RateLimit limit = starts > 0 ? new RateLimit(starts, java.time.Duration.ofMillis(rs.getLong(7)), rs.getString(8)) : null;
+        return new QueueRecord(rs.getString(1), rs.getBoolean(2), rs.getString(3), rs.getInt(4), rs.getInt(5), limit, getInstant(rs, 9));
     }
 
     /** Binds the ten values of a history row ({@link #HISTORY_COLUMNS}) from {@code first} on. */

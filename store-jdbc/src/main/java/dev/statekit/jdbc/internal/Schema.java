@@ -19,9 +19,9 @@ import java.util.regex.Pattern;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
     /** The versions this build ships, in order; the last is {@link #VERSION}. */
-    public static final java.util.List<Integer> VERSIONS = java.util.List.of(1, 2, 3, 5);
+    public static final java.util.List<Integer> VERSIONS = java.util.List.of(1, 2, 3, 4, 5, 6);
     /** The placeholder that stands for the table prefix in the resources. */
     public static final String PLACEHOLDER = "${prefix}";
 

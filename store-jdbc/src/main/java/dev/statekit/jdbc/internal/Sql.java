@@ -17,6 +17,10 @@ public final class Sql {
     public final String history;
     /** The queues table. */
     public final String queues;
+    /** The starts of rate-limited queues. */
+    public final String rateStarts;
+    /** The key holds of queues. */
+    public final String rateHolds;
     /** The PostgreSQL notification channel of this prefix. */
     public final String channel;
     /** The SQL of the groups. */
@@ -151,6 +155,8 @@ public final class Sql {
         tasks = prefix + "tasks";
         history = prefix + "history";
         queues = prefix + "queues";
+        rateStarts = prefix + "rate_starts";
+        rateHolds = prefix + "rate_holds";
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
         archive = new ArchiveSql(dialect, prefix, groups);
@@ -188,7 +194,7 @@ public final class Sql {
         queue = "select " + Rows.QUEUE_COLUMNS + " from " + queues + " where name = ?";
         lockQueue = queue + " for update";
         shareQueue = queue + (pg ? " for share" : " for update");
-        insertQueue = "insert into " + queues + " (" + Rows.QUEUE_COLUMNS + ") values (?, false, null, 0, 0)"
+        insertQueue = "insert into " + queues + " (" + Rows.QUEUE_COLUMNS + ") values (?, false, null, 0, 0, 0, 0, null, null)"
                 + (pg ? " on conflict (name) do nothing" : "");
         pauseQueue = "update " + queues + " set paused = true, pause_reason = ? where name = ?";
         resumeQueue = "update " + queues + " set paused = false, pause_reason = null where name = ?";
@@ -373,7 +379,8 @@ public final class Sql {
 
     /**
      * PostgreSQL: a whole claim in one statement, its own transaction, for a queue without a
-     * concurrency limit whose claim rules have no effects. When a task is runnable (read without
+     * concurrency limit, rate limit or key hold whose claim rules have no effects (a queue with a
+     * rate limit or hold reads as limited, column 30, and the claim is made the exclusive way). When a task is runnable (read without
      * locks: an idle queue's claim writes nothing, so its commit waits for no disk), it locks the
      * queue row against changes (as {@link #shareQueue}: pausing and limits wait for it, other
      * claims do not), takes up to {@code limit} runnable tasks in claim order, locking them and
@@ -403,7 +410,8 @@ public final class Sql {
         StringBuilder cols = new StringBuilder();
         for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
         return "with p as (select (select 1" + runnable + firstInClaimOrder(states) + ") is not null as found),"
-                + " q as (select paused, concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
+                + " q as (select paused, case when rate_limit > 0 or held_until is not null then greatest(concurrency, 1)"
+                + " else concurrency end as concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
                 + " for share),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
                 + " c as (select id, version, state, priority, sequence, greatest(updated_at, coalesce(not_before, updated_at)) as ready_at"

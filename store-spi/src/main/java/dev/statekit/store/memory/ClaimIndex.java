@@ -264,18 +264,18 @@ final class ClaimIndex {
     }
 
     /** Returns the first key in claim order among {@code sets} whose task is runnable for {@code request}, or null. */
-    @Nullable Key top(List<NavigableSet<Key>> sets, ClaimRequest request) {
+    @Nullable Key top(List<NavigableSet<Key>> sets, ClaimRequest request, Set<Long> passed) {
         Key top = null;
-        for (NavigableSet<Key> set : sets) top = better(top, firstRunnable(set, request));
+        for (NavigableSet<Key> set : sets) top = better(top, firstRunnable(set, request, passed));
         return top;
     }
 
     /** Returns the first key in claim order among {@code sets} below {@code priority} whose task is runnable, or null. */
-    @Nullable Key lower(List<NavigableSet<Key>> sets, int priority, ClaimRequest request) {
+    @Nullable Key lower(List<NavigableSet<Key>> sets, int priority, ClaimRequest request, Set<Long> passed) {
         // the first key after every key of that priority
         Key bound = new Key(priority, Long.MAX_VALUE, Long.MAX_VALUE);
         Key lower = null;
-        for (NavigableSet<Key> set : sets) lower = better(lower, firstRunnable(set.tailSet(bound, false), request));
+        for (NavigableSet<Key> set : sets) lower = better(lower, firstRunnable(set.tailSet(bound, false), request, passed));
         return lower;
     }
 
@@ -284,8 +284,8 @@ final class ClaimIndex {
         return a == null || CLAIM_ORDER.compare(b, a) < 0 ? b : a;
     }
 
-    private @Nullable Key firstRunnable(NavigableSet<Key> keys, ClaimRequest request) {
-        for (Key k : keys) if (runnable(k.id(), request)) return k;
+    private @Nullable Key firstRunnable(NavigableSet<Key> keys, ClaimRequest request, Set<Long> passed) {
+        for (Key k : keys) if (!passed.contains(k.id()) && runnable(k.id(), request)) return k;
         return null;
     }
 

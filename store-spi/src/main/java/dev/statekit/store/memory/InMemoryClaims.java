@@ -6,14 +6,18 @@ import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.memory.ClaimIndex.Key;
 import dev.statekit.store.memory.InMemorySlots.Slot;
 import dev.statekit.store.support.ClaimPicker;
+import dev.statekit.store.support.RateGate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.NavigableSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * The claims of an {@link InMemoryStore}: under the queue's monitor (taken before any slot monitor,
  * never after, which makes the queue's concurrency limit exact), candidates come from the
  * {@link ClaimIndex} in the order of {@link ClaimPicker}, and each is claimed under its slot's
- * monitor with {@link ClaimRule#claim} and {@link ClaimRule#entry}, written as any change is.
+ * monitor with {@link ClaimRule#claim} and {@link ClaimRule#entry}, written as any change is. A
+ * rate-limited queue's candidates pass through a {@link RateGate} over the starts and holds its
+ * {@link InMemoryQueues.QueueSlot} keeps, and the claim records its starts there.
  */
 final class InMemoryClaims {
     private final InMemoryStore store;
@@ -50,8 +56,19 @@ final class InMemoryClaims {
             int room = request.max();
             if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - index.leased(request.queue()));
             QueueCandidates candidates = new QueueCandidates(request, index.candidates(request.machine(), request.queue(), from));
-            int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
-            if (skipped != q.skippedLower()) qs.record = q.withSkippedLower(skipped);
+            if (!q.rateLimited()) {
+                int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
+                if (skipped != q.skippedLower()) qs.record = q.withSkippedLower(skipped);
+                return candidates.claimed;
+            }
+            RateLimit limit = q.rateLimit();
+            RateGate<Key, RuntimeException> gate = new RateGate<>(candidates, k -> RateLimit.keyOf(limit, Objects.requireNonNull(tasks.get(k.id())).task),
+                    limit, limit != null ? qs.startsAfter(limit.windowAfter(request.now())) : java.util.Map.of(),
+                    RateGate.holdsApply(q.heldUntil(), request.now()) ? qs.heldAt(request.now()) : Set.of());
+            int skipped = ClaimPicker.pick(gate, room, q.skippedLower(), request.starvationLimit());
+            if (skipped != q.skippedLower()) qs.record = qs.record.withSkippedLower(skipped);
+            if (limit != null) qs.started(gate.started(), request.now());
+            qs.forgetHoldsOver(request.now());
             return candidates.claimed;
         }
     }
@@ -74,6 +91,7 @@ final class InMemoryClaims {
         final ClaimRequest request;
         final List<NavigableSet<Key>> sets;
         final List<Claimed> claimed = new ArrayList<>();
+        final Set<Long> passed = new HashSet<>();
 
         QueueCandidates(ClaimRequest request, List<NavigableSet<Key>> sets) {
             this.request = request;
@@ -82,12 +100,12 @@ final class InMemoryClaims {
 
         @Override
         public @Nullable Key top() {
-            return index.top(sets, request);
+            return index.top(sets, request, passed);
         }
 
         @Override
         public @Nullable Key lower(int priority) {
-            return index.lower(sets, priority, request);
+            return index.lower(sets, priority, request, passed);
         }
 
         @Override
@@ -100,6 +118,11 @@ final class InMemoryClaims {
             Claimed c = claimOne(candidate.id(), request);
             if (c != null) claimed.add(c);
             return c != null;
+        }
+
+        @Override
+        public void pass(Key candidate) {
+            passed.add(candidate.id());
         }
     }
 

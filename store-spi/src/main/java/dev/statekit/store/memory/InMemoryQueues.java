@@ -1,7 +1,15 @@
 package dev.statekit.store.memory;
 
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.support.StoreChecks;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
@@ -9,15 +17,52 @@ import org.jspecify.annotations.Nullable;
 /**
  * The queue control records of an {@link InMemoryStore}. Each queue's {@link QueueSlot} monitor
  * serialises the claims on that queue and every change of its record; a claimer takes it before any
- * task's slot monitor, never after.
+ * task's slot monitor, never after. The slot also keeps the queue's recent starts per rate key
+ * and its key holds, read and written under its monitor.
  */
 final class InMemoryQueues {
     /** The control record of one queue; the record is written under the slot's monitor. */
     static final class QueueSlot {
         volatile QueueRecord record;
+        /** The start times per rate key, kept while they are within the rate limit's window. */
+        private final Map<String, List<Instant>> starts = new HashMap<>();
+        /** The end of the hold of each held key. */
+        private final Map<String, Instant> holds = new HashMap<>();
 
         QueueSlot(QueueRecord record) {
             this.record = record;
+        }
+
+        /** Returns the starts of each key after {@code after}, dropping the older ones. Under the monitor. */
+        Map<String, Integer> startsAfter(Instant after) {
+            Map<String, Integer> counts = new HashMap<>();
+            starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(after)));
+            starts.values().removeIf(List::isEmpty);
+            starts.forEach((key, list) -> counts.put(key, list.size()));
+            return counts;
+        }
+
+        /** Records {@code started} starts per key at {@code now}. Under the monitor. */
+        void started(Map<String, Integer> started, Instant now) {
+            started.forEach((key, n) -> {
+                List<Instant> list = starts.computeIfAbsent(key, k -> new ArrayList<>());
+                for (int i = 0; i < n; i++) list.add(now);
+            });
+        }
+
+        /** Returns the keys held at {@code now}, dropping the holds that are over. Under the monitor. */
+        Set<String> heldAt(Instant now) {
+            holds.values().removeIf(until -> !until.isAfter(now));
+            return new HashSet<>(holds.keySet());
+        }
+
+        /** Clears the record's hold mark when every hold is over at {@code now}. Under the monitor. */
+        void forgetHoldsOver(Instant now) {
+            Instant until = record.heldUntil();
+            if (until != null && !until.isAfter(now)) {
+                holds.clear();
+                record = record.withHeldUntil(null);
+            }
         }
     }
 
@@ -43,6 +88,19 @@ final class InMemoryQueues {
     QueueRecord setConcurrency(String queue, int limit) {
         StoreChecks.requireConcurrencyLimit(limit);
         return update(queue, q -> q.withConcurrency(limit));
+    }
+
+    QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
+        return update(queue, q -> q.withRateLimit(limit));
+    }
+
+    void holdKey(String queue, String key, Instant until) {
+        QueueSlot qs = slot(queue);
+        synchronized (qs) {
+            qs.holds.merge(key, until, (a, b) -> a.isAfter(b) ? a : b);
+            Instant latest = qs.record.heldUntil();
+            if (latest == null || until.isAfter(latest)) qs.record = qs.record.withHeldUntil(until);
+        }
     }
 
     private QueueRecord update(String queue, UnaryOperator<QueueRecord> change) {

@@ -16,6 +16,7 @@ import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
@@ -434,6 +435,20 @@ public final class InMemoryStore implements Store {
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
         return queues.setConcurrency(queue, limit);
+    }
+
+    @Override
+    public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
+        Objects.requireNonNull(queue, "queue");
+        return queues.setRateLimit(queue, limit);
+    }
+
+    @Override
+    public void holdKey(String queue, String key, Instant until) {
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(until, "until");
+        queues.holdKey(queue, key, until);
     }
 
     // --- metrics ----------------------------------------------------------------------------

@@ -55,6 +55,15 @@ public final class ClaimPicker {
          * @throws X when the store cannot write
          */
         boolean take(T candidate) throws X;
+
+        /**
+         * Sets {@code candidate} aside without taking it, for the rest of the claim: afterwards
+         * neither {@link #top()} nor {@link #lower(int)} returns it. A {@link RateGate} passes over
+         * the tasks whose key has no room.
+         *
+         * @throws X when the store cannot read
+         */
+        void pass(T candidate) throws X;
     }
 
     /**

@@ -54,6 +54,11 @@ class ClaimPickerTest {
             taken.add(candidate.id());
             return true;
         }
+
+        @Override
+        public void pass(Task candidate) {
+            runnable.remove(candidate);
+        }
     }
 
     @Test
@@ -148,6 +153,10 @@ class ClaimPickerTest {
             @Override
             public boolean take(Task candidate) {
                 return true;
+            }
+
+            @Override
+            public void pass(Task candidate) {
             }
         };
         assertThatThrownBy(() -> ClaimPicker.pick(failing, 1, 0, 0)).isInstanceOf(IOException.class).hasMessage("disk gone");

@@ -1,0 +1,127 @@
+package dev.statekit.jdbc.internal;
+
+import dev.statekit.store.QueueRecord;
+import dev.statekit.store.RateLimit;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.support.RateGate;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The starts and key holds of rate-limited queues ({@code rate_starts}, {@code rate_holds}): what
+ * a claim reads to build its {@link RateGate}, and writes after, on the claim's connection while it
+ * holds the queue's row lock, so that claims of the queue from every process count the same starts
+ * in turn. Immutable and thread-safe.
+ */
+final class RateTable {
+    private final String startsInWindow;
+    private final String dropOldStarts;
+    private final String insertStart;
+    private final String heldKeys;
+    private final String holdOf;
+    private final String insertHold;
+    private final String extendHold;
+    private final String markHeld;
+    private final String dropHolds;
+    private final String forgetHolds;
+
+    RateTable(Sql sql) {
+        startsInWindow = "select rate_key, count(*) from " + sql.rateStarts + " where queue = ? and started_at > ? group by rate_key";
+        dropOldStarts = "delete from " + sql.rateStarts + " where queue = ? and started_at <= ?";
+        insertStart = "insert into " + sql.rateStarts + " (queue, rate_key, started_at) values (?, ?, ?)";
+        heldKeys = "select rate_key from " + sql.rateHolds + " where queue = ? and held_until > ?";
+        holdOf = "select held_until from " + sql.rateHolds + " where queue = ? and rate_key = ?";
+        insertHold = "insert into " + sql.rateHolds + " (queue, rate_key, held_until) values (?, ?, ?)";
+        extendHold = "update " + sql.rateHolds + " set held_until = ? where queue = ? and rate_key = ? and held_until < ?";
+        markHeld = "update " + sql.queues + " set held_until = ? where name = ? and (held_until is null or held_until < ?)";
+        dropHolds = "delete from " + sql.rateHolds + " where queue = ? and held_until <= ?";
+        forgetHolds = "update " + sql.queues + " set held_until = null where name = ?";
+    }
+
+    /**
+     * Returns the gate of a claim of {@code q} at {@code now} over {@code inner}, after deleting the
+     * starts the window left behind; the caller holds the queue's row lock.
+     */
+    RateGate<TaskRecord, SQLException> gate(Connection c, QueueRecord q, Instant now,
+            ClaimCandidates inner) throws SQLException {
+        RateLimit limit = q.rateLimit();
+        Map<String, Integer> starts = new HashMap<>();
+        if (limit != null) {
+            Instant after = Rows.micros(limit.windowAfter(now));
+            Jdbc.update(c, dropOldStarts, ps -> {
+                ps.setString(1, q.name());
+                Rows.setInstant(ps, 2, after);
+            });
+            for (Object[] row : Jdbc.query(c, startsInWindow, ps -> {
+                ps.setString(1, q.name());
+                Rows.setInstant(ps, 2, after);
+            }, rs -> new Object[] {rs.getString(1), rs.getInt(2)})) {
+                starts.put((String) row[0], (Integer) row[1]);
+            }
+        }
+        Set<String> held = new HashSet<>();
+        if (RateGate.holdsApply(q.heldUntil(), now)) {
+            held.addAll(Jdbc.query(c, heldKeys, ps -> {
+                ps.setString(1, q.name());
+                Rows.setInstant(ps, 2, now);
+            }, rs -> rs.getString(1)));
+        } else if (q.heldUntil() != null) {
+            Jdbc.update(c, dropHolds, ps -> {
+                ps.setString(1, q.name());
+                Rows.setInstant(ps, 2, now);
+            });
+            Jdbc.update(c, forgetHolds, ps -> ps.setString(1, q.name()));
+        }
+        return new RateGate<>(inner, t -> RateLimit.keyOf(limit, t), limit, starts, held);
+    }
+
+    /** Writes one start at {@code now} for each task {@code gate} took. */
+    void started(Connection c, String queue, RateGate<?, ?> gate, Instant now) throws SQLException {
+        Map<String, Integer> started = gate.started();
+        if (started.isEmpty()) return;
+        try (PreparedStatement ps = c.prepareStatement(insertStart)) {
+            for (Map.Entry<String, Integer> e : started.entrySet()) {
+                for (int i = 0; i < e.getValue(); i++) {
+                    ps.setString(1, queue);
+                    ps.setString(2, e.getKey());
+                    Rows.setInstant(ps, 3, now);
+                    ps.addBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** Holds {@code key} of {@code queue} until {@code until}; the caller holds the queue's row lock. */
+    void hold(Connection c, String queue, String key, Instant until) throws SQLException {
+        boolean exists = Jdbc.queryOne(c, holdOf, ps -> {
+            ps.setString(1, queue);
+            ps.setString(2, key);
+        }, rs -> Boolean.TRUE) != null;
+        if (!exists) {
+            Jdbc.update(c, insertHold, ps -> {
+                ps.setString(1, queue);
+                ps.setString(2, key);
+                Rows.setInstant(ps, 3, until);
+            });
+        } else {
+            Jdbc.update(c, extendHold, ps -> {
+                Rows.setInstant(ps, 1, until);
+                ps.setString(2, queue);
+                ps.setString(3, key);
+                Rows.setInstant(ps, 4, until);
+            });
+        }
+        Jdbc.update(c, markHeld, ps -> {
+            Rows.setInstant(ps, 1, until);
+            ps.setString(2, queue);
+            Rows.setInstant(ps, 3, until);
+        });
+    }
+}
