@@ -46,8 +46,8 @@ class SchemaTest {
                 .contains("create table if not exists jobs_schema_version").contains("create table if not exists jobs_groups")
                 .contains("create table if not exists jobs_group_counts").contains("create table if not exists jobs_dependencies")
                 .contains("create table if not exists jobs_marks").contains("create table if not exists jobs_archived_tasks")
-                .contains("create table if not exists jobs_archived_history");
-        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(3);
+                .contains("create table if not exists jobs_archived_history").contains("create table if not exists jobs_schedules");
+        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(4);
         // each version records itself
         for (int version = 1; version <= JdbcStore.SCHEMA_VERSION; version++) {
             assertThat(resource(dialect, version)).contains("select " + version + ", '");

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** The placeholder that stands for the table prefix in the resources. */
     public static final String PLACEHOLDER = "${prefix}";
 

@@ -16,6 +16,8 @@ public final class Sql {
     public final String history;
     /** The queues table. */
     public final String queues;
+    /** The recurring schedules table. */
+    public final String schedules;
     /** The PostgreSQL notification channel of this prefix. */
     public final String channel;
     /** The SQL of the groups. */
@@ -148,6 +150,7 @@ public final class Sql {
         tasks = prefix + "tasks";
         history = prefix + "history";
         queues = prefix + "queues";
+        schedules = prefix + "schedules";
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
         archive = new ArchiveSql(dialect, prefix, groups);
