@@ -61,8 +61,8 @@ public final class TransitionEngine {
         this.commit = new Commit(store, clock, listeners, b.authorizer, b.maxConflictRetries);
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
-        this.kernel = new KernelAccess(this, commit, listeners, groups);
         this.records = new Records(store, clock, listeners);
+        this.kernel = new KernelAccess(this, commit, listeners, groups, this.records);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */

@@ -30,8 +30,8 @@ import org.jspecify.annotations.Nullable;
  * @param misfireLimit     how many missed occurrences are created at most
  * @param misfireThreshold how old an occurrence may be and still be on time
  * @param paused           whether passes leave it alone
- * @param last             occurrences at or before this instant were created or passed over: the latest
- *                         occurrence created, or the moment the timing took effect; null when none counts yet
+ * @param last             occurrences at or before this instant were created or passed over: the moment of the last
+ *                         pass that took the schedule, or the moment its timing took effect; null when none counts yet
  * @param nextDue          when the next occurrence falls due: passes take the schedule from then on
  * @param version          incremented by every write of the row; 0 when first written
  */
