@@ -25,9 +25,11 @@ final class KernelAccess implements Kernel {
     private final Commit commit;
     private final Listeners listeners;
     private final Groups groups;
+    private final Records records;
 
-    KernelAccess(TransitionEngine engine, Commit commit, Listeners listeners, Groups groups) {
+    KernelAccess(TransitionEngine engine, Commit commit, Listeners listeners, Groups groups, Records records) {
         this.engine = engine;
+        this.records = records;
         this.commit = commit;
         this.listeners = listeners;
         this.groups = groups;
@@ -82,6 +84,16 @@ final class KernelAccess implements Kernel {
     @Override
     public void announce(String machine, TaskRecord task, HistoryEntry entry) {
         listeners.transitioned(machine, task, entry);
+    }
+
+    @Override
+    public dev.statekit.store.NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
+        return records.newTask(machine, spec);
+    }
+
+    @Override
+    public void announceCreated(String machine, TaskRecord task) {
+        listeners.created(machine, task);
     }
 
     @Override

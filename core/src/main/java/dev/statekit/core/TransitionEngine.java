@@ -65,8 +65,8 @@ public final class TransitionEngine {
         this.commit = new Commit(store, clock, listeners, authorizer, maxConflictRetries);
         this.groups = new Groups(this, store, clock);
         this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
-        this.kernel = new KernelAccess(this, commit, listeners, groups);
         this.records = new Records(store, clock, listeners);
+        this.kernel = new KernelAccess(this, commit, listeners, groups, this.records);
     }
 
     /** A view of {@code base} over {@code other}: the same clock, authorizer, subscribers and waits. */
@@ -79,8 +79,8 @@ public final class TransitionEngine {
         this.commit = new Commit(other, clock, listeners, authorizer, maxConflictRetries);
         this.groups = new Groups(this, other, clock);
         this.awaits = base.awaits;
-        this.kernel = new KernelAccess(this, commit, listeners, groups);
         this.records = new Records(other, clock, listeners);
+        this.kernel = new KernelAccess(this, commit, listeners, groups, this.records);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */

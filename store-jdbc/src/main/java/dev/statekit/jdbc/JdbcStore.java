@@ -9,6 +9,7 @@ import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.Purges;
 import dev.statekit.jdbc.internal.QueueTable;
 import dev.statekit.jdbc.internal.Resolutions;
+import dev.statekit.jdbc.internal.ScheduleTable;
 import dev.statekit.jdbc.internal.Schema;
 import dev.statekit.jdbc.internal.TaskInserts;
 import dev.statekit.jdbc.internal.TaskMetadata;
@@ -34,6 +35,9 @@ import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
+import dev.statekit.store.ScheduleFirer;
+import dev.statekit.store.SchedulePass;
+import dev.statekit.store.ScheduleRecord;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
@@ -109,6 +113,7 @@ public final class JdbcStore implements Store {
     private final GroupReads groupReads;
     private final ArchiveTable archive;
     private final Consumer<Runnable> afterCommit;
+    private final ScheduleTable schedules;
 
     JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks) {
         this(JdbcContext.of(new Jdbc(dataSource, hooks == null ? null : hooks::current), dialect, tablePrefix, maxPayloadChars),
@@ -135,6 +140,7 @@ public final class JdbcStore implements Store {
         this.resolutions = new Resolutions(context, writes, inserts);
         this.groupReads = new GroupReads(context);
         this.archive = new ArchiveTable(context);
+        this.schedules = new ScheduleTable(context, inserts);
     }
 
     /** Returns this store working on {@code enlistment}'s connection, telling it what to run after the commit. */
@@ -488,5 +494,49 @@ public final class JdbcStore implements Store {
     @Override
     public RetentionResult purgeArchived(String machine, Instant archivedBefore, int max) {
         return archive.purge(machine, archivedBefore, max);
+    }
+
+    // --- schedules --------------------------------------------------------------------------
+
+    @Override
+    public ScheduleRecord upsertSchedule(ScheduleRecord schedule) {
+        return schedules.upsert(schedule);
+    }
+
+    @Override
+    public Optional<ScheduleRecord> schedule(String name) {
+        return schedules.get(name);
+    }
+
+    @Override
+    public List<ScheduleRecord> schedules() {
+        return schedules.all();
+    }
+
+    @Override
+    public Optional<ScheduleRecord> pauseSchedule(String name) {
+        return schedules.setPaused(name, true);
+    }
+
+    @Override
+    public Optional<ScheduleRecord> resumeSchedule(String name) {
+        return schedules.setPaused(name, false);
+    }
+
+    @Override
+    public boolean deleteSchedule(String name) {
+        return schedules.delete(name);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Due schedules are locked with {@code FOR UPDATE SKIP LOCKED} on PostgreSQL: concurrent
+     * passes, in this process or others, take different schedules. On H2 a pass waits for a schedule
+     * another pass holds, and the firer then sees its progress.
+     */
+    @Override
+    public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
+        return schedules.fire(machines, now, max, firer);
     }
 }

@@ -316,6 +316,51 @@ public interface Store {
      */
     void holdKey(String queue, String key, Instant until);
 
+    // --- schedules --------------------------------------------------------------------------
+
+    /**
+     * Declares or changes the schedule {@code schedule.name()}, in one transaction. A new one is
+     * written as given, at version 0. An existing one with the same definition
+     * ({@link ScheduleRecord#sameDefinition}) is left as stored; one with another definition gets it
+     * as {@link ScheduleRecord#upsertedWith} says: whether it is paused is kept, and so are its
+     * {@code last} and {@code nextDue} unless its timing changed. So a process that declares its
+     * schedules at every start changes nothing, and a changed timing starts from the given progress.
+     *
+     * @return the schedule as stored afterwards
+     */
+    ScheduleRecord upsertSchedule(ScheduleRecord schedule);
+
+    /** Returns the schedule named {@code name}, if there is one. */
+    java.util.Optional<ScheduleRecord> schedule(String name);
+
+    /** Returns every schedule, by name. */
+    List<ScheduleRecord> schedules();
+
+    /** Pauses the schedule {@code name}: passes leave it alone. Returns it as stored, or empty when there is none. */
+    java.util.Optional<ScheduleRecord> pauseSchedule(String name);
+
+    /**
+     * Resumes the schedule {@code name}; occurrences that fell due while it was paused are missed
+     * ones, left to its misfire policy. Returns it as stored, or empty when there is none.
+     */
+    java.util.Optional<ScheduleRecord> resumeSchedule(String name);
+
+    /** Deletes the schedule {@code name} (the tasks it created stay). Returns whether there was one. */
+    boolean deleteSchedule(String name);
+
+    /**
+     * Runs one schedule pass over the unpaused schedules of {@code machines} due at {@code now}
+     * ({@code nextDue <= now}), in one transaction: locks up to {@code max} of them, earliest due
+     * first, skipping those another pass holds; asks {@code firer} what each means; creates its tasks
+     * as {@link #createAll} would (a task whose machine and idempotency key another task holds is not
+     * created again); writes each schedule's new {@code last} and {@code nextDue}; commits. Every
+     * occurrence is thus created once, whatever the number of processes passing at once.
+     *
+     * @throws StatekitException with {@link ErrorCode#PAYLOAD_TOO_LARGE} when a payload exceeds the store's limit; nothing is written then
+     * @throws IllegalArgumentException if {@code max} is not positive
+     */
+    SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer);
+
     // --- metrics ----------------------------------------------------------------------------
 
     /**

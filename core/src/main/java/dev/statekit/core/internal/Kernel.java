@@ -87,6 +87,12 @@ public interface Kernel {
     /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
     void announce(String machine, TaskRecord task, HistoryEntry entry);
 
+    /** Describes a new task of {@code machine} as {@code spec} says, created now, as {@link TransitionEngine#create(Machine, dev.statekit.core.TaskSpec)} would. */
+    dev.statekit.store.NewTask newTask(Machine<?, ?> machine, dev.statekit.core.TaskSpec spec);
+
+    /** Tells listeners of a task a store created on the engine's behalf (an occurrence of a schedule). */
+    void announceCreated(String machine, TaskRecord task);
+
     /** Tells listeners of a change of a queue's control record, made by {@code actor} (null: the system). */
     void announceQueue(QueueRecord queue, @Nullable String actor);
 

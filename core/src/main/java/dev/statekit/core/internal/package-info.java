@@ -7,6 +7,9 @@
  * and reorders, writes of known records, listener announcements, group passes that report each
  * {@link dev.statekit.core.internal.GroupResolved}, and the machine facts the runtime acts on.
  * {@link dev.statekit.core.internal.SystemClock} is the clock of {@code Clock.system()}.
+ * {@link dev.statekit.core.internal.ScheduleRecords} turns a recurrence and its task template into
+ * the record a store keeps and back, and decides what a schedule pass creates for one record: the
+ * runtime's passes and the operations share it.
  */
 @NullMarked
 package dev.statekit.core.internal;

@@ -5,7 +5,10 @@ import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.Task;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.TaskSpec;
 import dev.statekit.core.internal.Kernel;
+import dev.statekit.core.internal.ScheduleRecords;
+import dev.statekit.core.schedule.Recurrence;
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
@@ -13,6 +16,7 @@ import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
+import dev.statekit.store.ScheduleRecord;
 import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
@@ -30,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * What an operator does and sees, apart from the runtime that runs the work: queue controls
  * (pause, stop after current, resume, concurrency limit), retries, cancellation requests, a task's
  * place in its queue (move to the front, priority, move before another), and the reads a dashboard
- * needs (counts by state, queue records, tasks by id or query, every page of a query, history).
+ * needs (counts by state, queue records, tasks by id or query, every page of a query, history),
+ * and recurring schedules changed at run time (declare, pause, resume, delete, read with their next occurrences).
  *
  * <p>Every change of a task goes through the engine's one write path: it is a recorded change,
  * checked against the table where it moves a state, with one history entry naming its event and
@@ -422,5 +427,61 @@ public final class TaskOperations {
      */
     public RetentionResult deleteFinished(RetentionRequest request) {
         return store.deleteFinished(request);
+    }
+
+    // --- schedules ----------------------------------------------------------------------------
+
+    /** How many next occurrences the schedule reads show. */
+    public static final int NEXT_OCCURRENCES = 5;
+
+    /**
+     * Declares or changes the recurring schedule {@code recurrence} at run time, for every runtime on
+     * the store, as {@link dev.statekit.core.runtime.TaskRuntimeBuilder#schedule} declares one at start:
+     * a new schedule starts now; a changed template or misfire policy keeps its progress; a changed
+     * timing starts again now; an unchanged one is left as it is. Paused schedules stay paused. Runtimes
+     * that know {@code machine} create its occurrences at their next poll.
+     *
+     * @return the schedule as stored, with its next occurrences
+     * @throws IllegalArgumentException if the template sets a parent, dependencies, an idempotency key or a not-before time
+     */
+    public ScheduleView schedule(Machine<?, ?> machine, Recurrence recurrence, TaskSpec template) {
+        ScheduleRecord stored = store.upsertSchedule(ScheduleRecords.declare(machine, recurrence, template, engine.clock().now()));
+        log.info("schedule {} declared: {}, {}", stored.name(), recurrence.schedule().describe(), recurrence.misfire());
+        return view(stored);
+    }
+
+    /** Pauses the schedule {@code name}: no occurrence is created until it is resumed. Empty when there is none. */
+    public Optional<ScheduleView> pauseSchedule(String name) {
+        return store.pauseSchedule(name).map(TaskOperations::view);
+    }
+
+    /**
+     * Resumes the schedule {@code name}: occurrences that fell due while it was paused are missed
+     * ones, created or not by its misfire policy. Empty when there is none.
+     */
+    public Optional<ScheduleView> resumeSchedule(String name) {
+        return store.resumeSchedule(name).map(TaskOperations::view);
+    }
+
+    /** Deletes the schedule {@code name}; the tasks it created stay. Returns whether there was one. */
+    public boolean deleteSchedule(String name) {
+        return store.deleteSchedule(name);
+    }
+
+    /** Returns the schedule {@code name} with its next {@value #NEXT_OCCURRENCES} occurrences, if there is one. */
+    public Optional<ScheduleView> schedule(String name) {
+        return store.schedule(name).map(TaskOperations::view);
+    }
+
+    /** Returns every schedule, by name, each with its next {@value #NEXT_OCCURRENCES} occurrences: what a dashboard lists. */
+    public List<ScheduleView> schedules() {
+        List<ScheduleView> views = new ArrayList<>();
+        for (ScheduleRecord r : store.schedules()) views.add(view(r));
+        return views;
+    }
+
+    private static ScheduleView view(ScheduleRecord r) {
+        Recurrence recurrence = ScheduleRecords.recurrence(r);
+        return new ScheduleView(r, recurrence, recurrence.schedule().nextOccurrences(r.nextDue().minusNanos(1), NEXT_OCCURRENCES));
     }
 }

@@ -54,7 +54,8 @@ public final class TaskRuntime implements AutoCloseable {
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
     // touches what), SlotLoop, Settlement, ResultWriter, LeaseRecovery, Waits, Preconditions,
     // Heartbeats, Timers, Cancels, Lifecycle, RuntimeEvents (the last minute's counts and the
-    // runtime listeners), MetricsReader and RetentionPasses (archive and deletion of finished tasks).
+    // runtime listeners), MetricsReader, RetentionPasses (archive and deletion of finished tasks) and SchedulePasses
+    // (the occurrences of recurring schedules).
 
     private static final Logger log = LoggerFactory.getLogger(TaskRuntime.class);
 
@@ -76,6 +77,7 @@ public final class TaskRuntime implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final GroupResolution groups;
     private final RetentionPasses retention;
+    private final SchedulePasses schedules;
     private final Cancels cancels;
     private final MetricsReader metrics;
     private final List<Cancellable> subscriptions = new ArrayList<>();
@@ -116,6 +118,7 @@ public final class TaskRuntime implements AutoCloseable {
         List<Machine<?, ?>> known = new ArrayList<>(resolved);
         for (RetentionPasses.Rule r : b.retained) known.add(r.machine());
         this.retention = new RetentionPasses(ctx, b.retained, known, b.retentionBatch, b.retentionInterval, this::finishStopIfIdle);
+        this.schedules = new SchedulePasses(ctx, b.schedules, resolved);
     }
 
     /** Returns a builder over {@code engine}, whose store and clock the runtime uses. */
@@ -170,6 +173,7 @@ public final class TaskRuntime implements AutoCloseable {
             if (r.options.rateLimit() != null) ctx.store.setRateLimit(r.queue, r.options.rateLimit());
         }
         recovery.healRestart(soleOwner);
+        schedules.declare();
         subscriptions.add(ctx.engine.subscribe(wakeups));
         storeWatch = ctx.store.watch(() -> {           // another process changed something: maybe a group's member too
             groups.request();
@@ -274,14 +278,19 @@ public final class TaskRuntime implements AutoCloseable {
 
     // --- housekeeping and wake-ups -----------------------------------------------------------
 
-    /** Recovers expired leases, fires due waits, unblocks ready tasks, and sets the next wake-up; runs in a dispatch round. */
+    /**
+     * Recovers expired leases, fires due waits, unblocks ready tasks, creates the due occurrences of
+     * schedules, and sets the next wake-up; runs in a dispatch round.
+     */
     private void housekeeping() {
         Instant now = ctx.clock.now();
         recovery.recoverExpired(now);
         waits.fireDue(now);
         preconditions.unblockReady();
         groups.run();
+        Instant scheduled = schedules.run(now);
         Instant due = waits.nextDue(ctx.clock.now());
+        if (scheduled != null && (due == null || scheduled.isBefore(due))) due = scheduled;
         if (due != null && due.isBefore(ctx.clock.now().plus(ctx.pollInterval))) wakeAt(due);
     }
 

@@ -2,6 +2,7 @@ package dev.statekit.core.runtime;
 
 import dev.statekit.core.Machine;
 import dev.statekit.core.RunPolicy;
+import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
 
 import dev.statekit.core.spi.ErrorClassifier;
@@ -35,6 +36,7 @@ public final class TaskRuntimeBuilder {
     final List<Machine<?, ?>> resolves = new ArrayList<>();
     final List<RuntimeListener> listeners = new ArrayList<>();
     final List<RetentionPasses.Rule> retained = new ArrayList<>();
+    final List<SchedulePasses.Declared> schedules = new ArrayList<>();
     int retentionBatch = TaskRuntime.DEFAULT_RETENTION_BATCH;
     Duration retentionInterval = TaskRuntime.DEFAULT_RETENTION_INTERVAL;
 
@@ -279,6 +281,39 @@ public final class TaskRuntimeBuilder {
         if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("retention interval must be positive, was " + value);
         this.retentionInterval = value;
         return this;
+    }
+
+    /**
+     * Declares the recurring schedule {@code recurrence}: each of its occurrences creates a task of
+     * {@code machine} as {@code template} says (queue, priority, attributes, payload), keyed by the
+     * occurrence ({@link dev.statekit.core.schedule.Occurrence#key()}) and with the attributes
+     * {@code schedule} and {@code scheduled_at}. The runtime writes the declaration to the store when it
+     * starts: a new schedule starts then; an unchanged one keeps its progress, so occurrences missed
+     * while nothing ran follow its misfire policy; a changed timing starts again from the start. Every
+     * runtime that knows the machine (registered, resolved, or declaring a schedule of it) creates
+     * due occurrences at its polls, and the store creates each once, across processes. Change
+     * schedules at run time with {@link dev.statekit.core.ops.TaskOperations#schedule}.
+     *
+     * @throws IllegalArgumentException if a schedule of the same name is already declared here, or the
+     *                                  template sets a parent, dependencies, an idempotency key or a not-before time
+     */
+    public TaskRuntimeBuilder schedule(Machine<?, ?> machine, dev.statekit.core.schedule.Recurrence recurrence, TaskSpec template) {
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(recurrence, "recurrence");
+        Objects.requireNonNull(template, "template");
+        for (SchedulePasses.Declared d : schedules) {
+            if (d.recurrence().name().equals(recurrence.name())) {
+                throw new IllegalArgumentException("schedule " + recurrence.name() + " is already declared");
+            }
+        }
+        dev.statekit.core.internal.ScheduleRecords.declare(machine, recurrence, template, java.time.Instant.EPOCH);   // checks the template
+        schedules.add(new SchedulePasses.Declared(machine, recurrence, template));
+        return this;
+    }
+
+    /** Declares the recurring schedule {@code recurrence} creating tasks of {@code machine} with the default spec; see {@link #schedule(Machine, dev.statekit.core.schedule.Recurrence, TaskSpec)}. */
+    public TaskRuntimeBuilder schedule(Machine<?, ?> machine, dev.statekit.core.schedule.Recurrence recurrence) {
+        return schedule(machine, recurrence, TaskSpec.defaults());
     }
 
     /**

@@ -15,7 +15,9 @@
  * kernel, trying the next one when the table refuses one. {@code LeaseRecovery} recovers expired
  * leases by each machine's policy, through the same table; {@code Waits} fires due waits,
  * {@code Preconditions} blocks and unblocks tasks, {@code GroupResolution} runs the store's group
- * passes, {@code RetentionPasses} archives or deletes finished trees, {@code Cancels} stops the
+ * passes, {@code RetentionPasses} archives or deletes finished trees, {@code SchedulePasses}
+ * declares the builder's recurring schedules at start and creates their due occurrences as tasks
+ * through the store's schedule passes (each occurrence once, across processes), {@code Cancels} stops the
  * tasks this runtime runs when their cancellation is asked, {@code Timers}, {@code Lifecycle},
  * {@code RuntimeEvents}, {@code MinuteWindow} and {@code MetricsReader} keep time, state and counts.
  *

@@ -349,4 +349,40 @@ final class RuntimeModelStore implements Store {
     public dev.statekit.store.RetentionResult purgeArchived(String machine, java.time.Instant archivedBefore, int max) {
         return store.purgeArchived(machine, archivedBefore, max);
     }
+
+    @Override
+    public dev.statekit.store.ScheduleRecord upsertSchedule(dev.statekit.store.ScheduleRecord schedule) {
+        return store.upsertSchedule(schedule);
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ScheduleRecord> schedule(String name) {
+        return store.schedule(name);
+    }
+
+    @Override
+    public java.util.List<dev.statekit.store.ScheduleRecord> schedules() {
+        return store.schedules();
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ScheduleRecord> pauseSchedule(String name) {
+        return store.pauseSchedule(name);
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ScheduleRecord> resumeSchedule(String name) {
+        return store.resumeSchedule(name);
+    }
+
+    @Override
+    public boolean deleteSchedule(String name) {
+        return store.deleteSchedule(name);
+    }
+
+    @Override
+    public dev.statekit.store.SchedulePass fireSchedules(java.util.Collection<String> machines, java.time.Instant now, int max,
+                                                          dev.statekit.store.ScheduleFirer firer) {
+        return store.fireSchedules(machines, now, max, firer);
+    }
 }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * without Jupiter's callbacks: it must not depend on a subclass's own {@code @BeforeEach} or
  * {@code @BeforeAll}.
  *
- * <p>The tests are grouped by area in nested classes, {@link Create} to {@link RateLimits}: each runs
+ * <p>The tests are grouped by area in nested classes, {@link Create} to {@link Schedules}: each runs
  * one part of the contract on the store this class opened for the test. The constants, task
  * descriptions and helpers they share are those of {@link ContractFixtures}, which this class
  * extends.
@@ -277,6 +277,15 @@ public abstract class StoreContract extends ContractFixtures {
     public class RateLimits extends RateLimitContract {
         /** Runs the part on this contract's store. */
         public RateLimits() {
+            super(StoreContract.this);
+        }
+    }
+
+    /** Recurring schedules: declaring, changing, pausing, deleting, and passes that create each occurrence once. */
+    @Nested
+    public class Schedules extends ScheduleContract {
+        /** Runs the part on this contract's store. */
+        public Schedules() {
             super(StoreContract.this);
         }
     }

@@ -265,4 +265,40 @@ public final class AuditedStore implements Store {
     public RetentionResult purgeArchived(String a0, Instant a1, int a2) {
         return delegate.purgeArchived(a0, a1, a2);
     }
+
+    @Override
+    public dev.statekit.store.ScheduleRecord upsertSchedule(dev.statekit.store.ScheduleRecord schedule) {
+        return delegate.upsertSchedule(schedule);
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ScheduleRecord> schedule(String name) {
+        return delegate.schedule(name);
+    }
+
+    @Override
+    public java.util.List<dev.statekit.store.ScheduleRecord> schedules() {
+        return delegate.schedules();
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ScheduleRecord> pauseSchedule(String name) {
+        return delegate.pauseSchedule(name);
+    }
+
+    @Override
+    public java.util.Optional<dev.statekit.store.ScheduleRecord> resumeSchedule(String name) {
+        return delegate.resumeSchedule(name);
+    }
+
+    @Override
+    public boolean deleteSchedule(String name) {
+        return delegate.deleteSchedule(name);
+    }
+
+    @Override
+    public dev.statekit.store.SchedulePass fireSchedules(java.util.Collection<String> machines, java.time.Instant now, int max,
+                                                          dev.statekit.store.ScheduleFirer firer) {
+        return delegate.fireSchedules(machines, now, max, firer);
+    }
 }

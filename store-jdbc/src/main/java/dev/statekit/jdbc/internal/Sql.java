@@ -21,6 +21,8 @@ public final class Sql {
     public final String rateStarts;
     /** The key holds of queues. */
     public final String rateHolds;
+    /** The recurring schedules table. */
+    public final String schedules;
     /** The PostgreSQL notification channel of this prefix. */
     public final String channel;
     /** The SQL of the groups. */
@@ -157,6 +159,7 @@ public final class Sql {
         queues = prefix + "queues";
         rateStarts = prefix + "rate_starts";
         rateHolds = prefix + "rate_holds";
+        schedules = prefix + "schedules";
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
         archive = new ArchiveSql(dialect, prefix, groups);

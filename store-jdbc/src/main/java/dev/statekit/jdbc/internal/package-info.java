@@ -9,7 +9,9 @@
  * {@link dev.statekit.jdbc.internal.ClaimCandidates}, {@link dev.statekit.jdbc.internal.QueueTable},
  * the groups' {@link dev.statekit.jdbc.internal.GroupWrites}, {@link dev.statekit.jdbc.internal.GroupReads}
  * and {@link dev.statekit.jdbc.internal.Resolutions} (the resolution passes), and
- * {@link dev.statekit.jdbc.internal.Purges} with {@link dev.statekit.jdbc.internal.ArchiveTable}. What differs by database sits behind
+ * {@link dev.statekit.jdbc.internal.Purges} with {@link dev.statekit.jdbc.internal.ArchiveTable}, and
+ * {@link dev.statekit.jdbc.internal.ScheduleTable} (recurring schedules and their passes, which create
+ * occurrences through {@code TaskInserts}). What differs by database sits behind
  * {@link dev.statekit.jdbc.internal.DialectOps} ({@link dev.statekit.jdbc.internal.PostgresOps},
  * {@link dev.statekit.jdbc.internal.H2Ops}), over the writes both share
  * ({@link dev.statekit.jdbc.internal.RowWrites}). Below them: {@link dev.statekit.jdbc.internal.Jdbc}

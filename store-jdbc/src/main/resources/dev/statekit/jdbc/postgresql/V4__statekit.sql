@@ -1,5 +1,35 @@
--- statekit schema, version 4, for PostgreSQL 10 or later: reserved for a change made alongside (this file only
--- records the version, so that the versions after it apply in order).
+-- statekit schema, version 4, for PostgreSQL 10 or later: recurring schedules.
+-- ${prefix} stands for the table prefix (statekit_ by default). JdbcStore.ddl(dialect, prefix)
+-- returns the files of every version in order with the prefix filled in; Flyway fills it in as a
+-- placeholder. Every statement is idempotent, so applying the file twice is harmless.
+
+-- One row per schedule: the fixed parts of the task each occurrence creates, the timing as text
+-- (a cron expression and zone, or an interval as an ISO-8601 duration and an anchor), the misfire
+-- policy, whether it is paused, and its progress: occurrences at or before last_at were created or
+-- passed over, and the next falls due at next_due. A schedule pass locks due rows, creates their
+-- occurrences with idempotency keys and writes their progress in one transaction.
+create table if not exists ${prefix}schedules (
+    name              text primary key,
+    machine           text not null,
+    queue             text,
+    priority          integer not null,
+    attributes        text not null,
+    payload           text,
+    kind              text not null,
+    expression        text,
+    zone              text,
+    every_interval    text,
+    anchor            timestamp(6) with time zone,
+    misfire           text not null,
+    misfire_limit     integer not null,
+    misfire_threshold text not null,
+    paused            boolean not null,
+    last_at           timestamp(6) with time zone,
+    next_due          timestamp(6) with time zone not null,
+    version           bigint not null
+);
+-- The due schedules, earliest first: what a schedule pass reads.
+create index if not exists ${prefix}schedules_due_idx on ${prefix}schedules (next_due);
 
 insert into ${prefix}schema_version (version, description)
-    select 4, 'reserved' where not exists (select 1 from ${prefix}schema_version where version = 4);
+    select 4, 'recurring schedules' where not exists (select 1 from ${prefix}schema_version where version = 4);

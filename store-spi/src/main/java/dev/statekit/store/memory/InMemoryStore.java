@@ -20,6 +20,9 @@ import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
+import dev.statekit.store.ScheduleFirer;
+import dev.statekit.store.SchedulePass;
+import dev.statekit.store.ScheduleRecord;
 import dev.statekit.store.StateCount;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
@@ -53,7 +56,7 @@ import org.jspecify.annotations.Nullable;
  * the indexes and the scans that read them, {@code InMemoryCreations} the creations and group
  * writes, {@code InMemoryClaims} the claims, {@code InMemoryQueues} the queue records,
  * {@code InMemoryGroups} and {@code InMemoryPasses} the groups and their resolution, and
- * {@code InMemoryArchive} the archived tasks; this class checks and writes changes. What every
+ * {@code InMemoryArchive} the archived tasks, {@code InMemorySchedules} the recurring schedules; this class checks and writes changes. What every
  * store writes the same way (a new task's first snapshot, a claim's snapshot and history entry, the
  * claim order, the group bookkeeping) comes from the store contract's own types:
  * {@link NewTask#toRecord}, {@link ClaimRule#claim}, {@link ClaimRule#entry},
@@ -72,6 +75,7 @@ public final class InMemoryStore implements Store {
     private final InMemoryClaims claims;
     private final InMemoryPasses passes = new InMemoryPasses(this, tasks, groups);
     private final InMemoryArchive archive = new InMemoryArchive(this, tasks, groups);
+    private final InMemorySchedules schedules;
     private final int maxPayloadChars;
 
     /** Creates an empty store with the default payload limit. */
@@ -90,6 +94,7 @@ public final class InMemoryStore implements Store {
         this.maxPayloadChars = maxPayloadChars;
         this.creations = new InMemoryCreations(tasks, index, groups, maxPayloadChars);
         this.claims = new InMemoryClaims(this, tasks, index, queues, creations);
+        this.schedules = new InMemorySchedules(creations);
     }
 
     // --- create, find, apply ----------------------------------------------------------------
@@ -506,5 +511,42 @@ public final class InMemoryStore implements Store {
     @Override
     public RetentionResult purgeArchived(String machine, Instant archivedBefore, int max) {
         return archive.purge(machine, archivedBefore, max);
+    }
+
+    // --- schedules --------------------------------------------------------------------------
+
+    @Override
+    public ScheduleRecord upsertSchedule(ScheduleRecord schedule) {
+        return schedules.upsert(Objects.requireNonNull(schedule, "schedule"));
+    }
+
+    @Override
+    public Optional<ScheduleRecord> schedule(String name) {
+        return schedules.get(name);
+    }
+
+    @Override
+    public List<ScheduleRecord> schedules() {
+        return schedules.all();
+    }
+
+    @Override
+    public Optional<ScheduleRecord> pauseSchedule(String name) {
+        return schedules.setPaused(name, true);
+    }
+
+    @Override
+    public Optional<ScheduleRecord> resumeSchedule(String name) {
+        return schedules.setPaused(name, false);
+    }
+
+    @Override
+    public boolean deleteSchedule(String name) {
+        return schedules.delete(name);
+    }
+
+    @Override
+    public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
+        return schedules.fire(machines, now, max, firer);
     }
 }

@@ -10,7 +10,7 @@
  * {@code InMemoryClaims} the claims; {@code InMemoryQueues} the queue records, whose monitors
  * serialise claims per queue; {@code InMemoryGroups} the groups, their marks and who depends on
  * whom; {@code InMemoryPasses} the resolution passes over them; {@code InMemoryArchive} the archived
- * tasks and the purges.
+ * tasks and the purges; {@code InMemorySchedules} the recurring schedules and their passes.
  *
  * <p>How a task moves through them: its creation ({@code InMemoryCreations}) puts a slot in
  * {@code InMemorySlots}, indexes it in {@code ClaimIndex} and marks its parent's or dependents'
@@ -21,7 +21,9 @@
  * {@code InMemoryStore} under the slot's monitor (several in ascending id order), re-indexed, and
  * marks the groups it concerns by {@link dev.statekit.store.support.GroupLedger#marks}. A
  * resolution pass ({@code InMemoryPasses}) takes an owner's marks, counts them and writes the
- * resolver's decision. A finished tree leaves for {@code InMemoryArchive}, or is deleted.
+ * resolver's decision. A finished tree leaves for {@code InMemoryArchive}, or is deleted. A task
+ * may also begin in a schedule pass ({@code InMemorySchedules}), which creates an occurrence's task
+ * through {@code InMemoryCreations} and records the schedule's progress under one monitor.
  */
 @NullMarked
 package dev.statekit.store.memory;
