@@ -79,6 +79,11 @@ final class Commit {
             return new Request<>(machine, taskId, new Move.Row<>(event), command, null);
         }
 
+        /** Fires {@code f}'s event. */
+        static <S extends Enum<S>, E extends Enum<E>> Request<S, E> of(Fire<S, E> f) {
+            return row(f.machine(), f.taskId(), f.event(), f.command());
+        }
+
         /** This request without its known record. */
         Request<S, E> fresh() {
             return known == null ? this : new Request<>(machine, taskId, move, command, adjust, null, fanOut);

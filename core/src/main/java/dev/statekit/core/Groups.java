@@ -29,12 +29,14 @@ final class Groups {
     /** The most owners one resolution pass takes. */
     static final int PASS_SIZE = 200;
 
-    private final TransitionEngine engine;
+    private final Records records;
+    private final Listeners listeners;
     private final Store store;
     private final Clock clock;
 
-    Groups(TransitionEngine engine, Store store, Clock clock) {
-        this.engine = engine;
+    Groups(Records records, Listeners listeners, Store store, Clock clock) {
+        this.records = records;
+        this.listeners = listeners;
         this.store = store;
         this.clock = clock;
     }
@@ -91,7 +93,7 @@ final class Groups {
             Long p = spec.parentId();
             if (p != null && p != parentId) throw new IllegalArgumentException("a child spec names parent " + p + ", not " + parentId);
             if (!spec.dependsOn().isEmpty()) throw new IllegalArgumentException("children are created without dependencies");
-            tasks.add(engine.newTask(policy.machine(), spec.parent(parentId)));
+            tasks.add(records.newTask(policy.machine(), spec.parent(parentId)));
         }
         return tasks;
     }
@@ -168,7 +170,7 @@ final class Groups {
         for (GroupPass.Written w : changes) {
             byId.put(w.task().id(), w);
             Machine<?, ?> m = known.get(w.task().machine());
-            if (m != null) engine.announce(m.name(), w.task(), w.entry());
+            if (m != null) listeners.transitioned(m.name(), w.task(), w.entry());
         }
         return byId;
     }

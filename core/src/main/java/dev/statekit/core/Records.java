@@ -7,7 +7,9 @@ import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.StatekitException;
+import dev.statekit.store.Page;
 import dev.statekit.store.Store;
+import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -104,5 +106,19 @@ final class Records {
                     id, null);
         }
         return s;
+    }
+
+    /** Returns {@code found} as a task of {@code machine}, if it is one. */
+    <S extends Enum<S>, E extends Enum<E>> Optional<Task<S>> find(Machine<S, E> machine, Optional<TaskRecord> found) {
+        if (found.isEmpty() || !found.get().machine().equals(machine.name())) return Optional.empty();
+        return Optional.of(new Task<>(Decider.stateOf(machine, found.get()), found.get()));
+    }
+
+    /** Returns one page of {@code machine}'s tasks matching {@code query}, in the machine's states. */
+    <S extends Enum<S>, E extends Enum<E>> Page<Task<S>> query(Machine<S, E> machine, TaskQuery query) {
+        Page<TaskRecord> page = store.query(query.machine(machine.name()));
+        List<Task<S>> items = new ArrayList<>(page.items().size());
+        for (TaskRecord r : page.items()) items.add(new Task<>(Decider.stateOf(machine, r), r));
+        return new Page<>(items, page.nextAfterId());
     }
 }

@@ -6,24 +6,21 @@ import dev.statekit.core.spi.Clock;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.ErrorCode;
-import dev.statekit.store.HistoryEntry;
-import java.util.Collection;
 import dev.statekit.store.GroupWrite;
+import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
 import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
-import dev.statekit.store.TaskRecord;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The single source of truth for changes to tasks: creates tasks and fires events at them through
@@ -39,8 +36,6 @@ import org.slf4j.LoggerFactory;
  * <p>Instances are immutable and thread-safe. Build one with {@link #builder()}.
  */
 public final class TransitionEngine {
-    private static final Logger log = LoggerFactory.getLogger(TransitionEngine.class);
-
     private final Store store;
     private final Clock clock;
     private final Listeners listeners;
@@ -57,30 +52,27 @@ public final class TransitionEngine {
     }
 
     TransitionEngine(TransitionEngineBuilder b) {
-        this.store = Objects.requireNonNull(b.store, "store");
-        this.clock = b.clock;
-        this.authorizer = b.authorizer;
-        this.maxConflictRetries = b.maxConflictRetries;
-        this.listeners = new Listeners(b.listeners, store);
-        this.commit = new Commit(store, clock, listeners, authorizer, maxConflictRetries);
-        this.groups = new Groups(this, store, clock);
-        this.awaits = new Awaits(store, clock, b.awaitRecheck, listeners::add);
-        this.records = new Records(store, clock, listeners);
-        this.kernel = new KernelAccess(this, commit, listeners, groups, this.records);
+        this(Objects.requireNonNull(b.store, "store"), b.clock, b.authorizer, b.maxConflictRetries, new Listeners(b.listeners, b.store), null,
+                b.awaitRecheck);
     }
 
     /** A view of {@code base} over {@code other}: the same clock, authorizer, subscribers and waits. */
     private TransitionEngine(TransitionEngine base, Store other) {
-        this.store = other;
-        this.clock = base.clock;
-        this.authorizer = base.authorizer;
-        this.maxConflictRetries = base.maxConflictRetries;
-        this.listeners = base.listeners.on(other);
-        this.commit = new Commit(other, clock, listeners, authorizer, maxConflictRetries);
-        this.groups = new Groups(this, other, clock);
-        this.awaits = base.awaits;
-        this.records = new Records(other, clock, listeners);
-        this.kernel = new KernelAccess(this, commit, listeners, groups, this.records);
+        this(other, base.clock, base.authorizer, base.maxConflictRetries, base.listeners.on(other), base.awaits, null);
+    }
+
+    private TransitionEngine(Store store, Clock clock, Authorizer authorizer, int maxConflictRetries, Listeners listeners,
+                             @Nullable Awaits awaits, @Nullable Duration awaitRecheck) {
+        this.store = store;
+        this.clock = clock;
+        this.authorizer = authorizer;
+        this.maxConflictRetries = maxConflictRetries;
+        this.listeners = listeners;
+        this.commit = new Commit(store, clock, listeners, authorizer, maxConflictRetries);
+        this.records = new Records(store, clock, listeners);
+        this.groups = new Groups(records, listeners, store, clock);
+        this.awaits = awaits != null ? awaits : new Awaits(store, clock, Objects.requireNonNull(awaitRecheck), listeners::add);
+        this.kernel = new KernelAccess(this, commit, listeners, groups, records);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */
@@ -140,11 +132,6 @@ public final class TransitionEngine {
      */
     public <S extends Enum<S>, E extends Enum<E>> Created<S> create(Machine<S, E> machine, TaskSpec spec) {
         return records.create(Objects.requireNonNull(machine, "machine"), Objects.requireNonNull(spec, "spec"));
-    }
-
-    /** Describes a new task of {@code machine} as {@code spec} says. */
-    NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
-        return records.newTask(machine, spec);
     }
 
     // --- groups -----------------------------------------------------------------------------
@@ -257,9 +244,7 @@ public final class TransitionEngine {
 
     /** Returns task {@code id} if it exists and lives in {@code machine}. */
     public <S extends Enum<S>, E extends Enum<E>> Optional<Task<S>> find(Machine<S, E> machine, long id) {
-        Optional<TaskRecord> r = store.find(id);
-        if (r.isEmpty() || !r.get().machine().equals(machine.name())) return Optional.empty();
-        return Optional.of(new Task<>(Decider.stateOf(machine, r.get()), r.get()));
+        return records.find(machine, store.find(id));
     }
 
     /**
@@ -293,17 +278,12 @@ public final class TransitionEngine {
      * @throws StatekitException {@code SCHEMA_DRIFT} when the archived state is unknown to the machine
      */
     public <S extends Enum<S>, E extends Enum<E>> Optional<Task<S>> findArchived(Machine<S, E> machine, long id) {
-        Optional<ArchivedTask> a = store.findArchived(id);
-        if (a.isEmpty() || !a.get().task().machine().equals(machine.name())) return Optional.empty();
-        return Optional.of(new Task<>(Decider.stateOf(machine, a.get().task()), a.get().task()));
+        return records.find(machine, store.findArchived(id).map(ArchivedTask::task));
     }
 
     /** Returns one page of {@code machine}'s tasks matching {@code query}. */
     public <S extends Enum<S>, E extends Enum<E>> Page<Task<S>> query(Machine<S, E> machine, TaskQuery query) {
-        Page<TaskRecord> page = store.query(query.machine(machine.name()));
-        List<Task<S>> items = new ArrayList<>(page.items().size());
-        for (TaskRecord r : page.items()) items.add(new Task<>(Decider.stateOf(machine, r), r));
-        return new Page<>(items, page.nextAfterId());
+        return records.query(machine, query);
     }
 
     // --- fire -------------------------------------------------------------------------------
@@ -335,17 +315,6 @@ public final class TransitionEngine {
      * @throws IllegalArgumentException if {@code fires} is empty or names one task twice
      */
     public BatchOutcome fireAll(List<Fire<?, ?>> fires) {
-        List<Commit.Request<?, ?>> requests = new ArrayList<>(fires.size());
-        for (Fire<?, ?> f : fires) requests.add(request(f));
-        return commit.all(requests);
-    }
-
-    private static <S extends Enum<S>, E extends Enum<E>> Commit.Request<S, E> request(Fire<S, E> f) {
-        return Commit.Request.row(f.machine(), f.taskId(), f.event(), f.command());
-    }
-
-    /** Tells listeners of a change a store applied on the engine's behalf (a claim), with the entry the store wrote. */
-    void announce(String machine, TaskRecord task, HistoryEntry entry) {
-        listeners.transitioned(machine, task, entry);
+        return commit.all(fires.stream().map(Commit.Request::of).toList());
     }
 }

@@ -1,20 +1,9 @@
 package dev.statekit.jdbc;
 
-import dev.statekit.jdbc.internal.ArchiveTable;
-import dev.statekit.jdbc.internal.Claims;
-import dev.statekit.jdbc.internal.GroupReads;
-import dev.statekit.jdbc.internal.GroupWrites;
 import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
-import dev.statekit.jdbc.internal.Purges;
-import dev.statekit.jdbc.internal.QueueTable;
-import dev.statekit.jdbc.internal.Resolutions;
-import dev.statekit.jdbc.internal.ScheduleTable;
+import dev.statekit.jdbc.internal.JdbcParts;
 import dev.statekit.jdbc.internal.Schema;
-import dev.statekit.jdbc.internal.TaskInserts;
-import dev.statekit.jdbc.internal.TaskMetadata;
-import dev.statekit.jdbc.internal.TaskReads;
-import dev.statekit.jdbc.internal.TaskWrites;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.Change;
@@ -101,26 +90,12 @@ public final class JdbcStore implements Store {
     private final String tablePrefix;
     private final int maxPayloadChars;
     private final JdbcContext context;
-    private final TaskInserts inserts;
-    private final TaskReads reads;
-    private final TaskWrites writes;
-    private final TaskMetadata metadata;
-    private final QueueTable queues;
-    private final Claims claims;
-    private final Purges purges;
-    private final GroupWrites groupWrites;
-    private final Resolutions resolutions;
-    private final GroupReads groupReads;
-    private final ArchiveTable archive;
+    private final JdbcParts parts;
     private final Consumer<Runnable> afterCommit;
-    private final ScheduleTable schedules;
 
     JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks) {
         this(JdbcContext.of(new Jdbc(dataSource, hooks == null ? null : hooks::current), dialect, tablePrefix, maxPayloadChars),
-                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : action -> {
-                    if (hooks.current() != null) hooks.afterCommit(action);
-                    else action.run();
-                });
+                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow);
     }
 
     private JdbcStore(JdbcContext context, Dialect dialect, String tablePrefix, int maxPayloadChars, Consumer<Runnable> afterCommit) {
@@ -129,25 +104,13 @@ public final class JdbcStore implements Store {
         this.maxPayloadChars = maxPayloadChars;
         this.context = context;
         this.afterCommit = afterCommit;
-        this.inserts = new TaskInserts(context);
-        this.reads = new TaskReads(context);
-        this.writes = new TaskWrites(context, reads);
-        this.metadata = new TaskMetadata(context);
-        this.queues = new QueueTable(context);
-        this.claims = new Claims(context, queues);
-        this.purges = new Purges(context);
-        this.groupWrites = new GroupWrites(context, writes, inserts);
-        this.resolutions = new Resolutions(context, writes, inserts);
-        this.groupReads = new GroupReads(context);
-        this.archive = new ArchiveTable(context);
-        this.schedules = new ScheduleTable(context, inserts);
+        this.parts = new JdbcParts(context);
     }
 
     /** Returns this store working on {@code enlistment}'s connection, telling it what to run after the commit. */
     JdbcStore enlisted(Enlistment enlistment) {
-        JdbcContext joined = JdbcContext.of(new Jdbc(context.jdbc().dataSource(), enlistment::open), dialect, tablePrefix,
-                maxPayloadChars);
-        return new JdbcStore(joined, dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit);
+        return new JdbcStore(JdbcContext.of(new Jdbc(context.jdbc().dataSource(), enlistment::open), dialect, tablePrefix, maxPayloadChars),
+                dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit);
     }
 
     /**
@@ -221,7 +184,7 @@ public final class JdbcStore implements Store {
 
     @Override
     public CreateResult create(NewTask spec) {
-        return inserts.create(spec);
+        return parts.inserts.create(spec);
     }
 
     /**
@@ -233,23 +196,23 @@ public final class JdbcStore implements Store {
      */
     @Override
     public List<CreateResult> createAll(List<NewTask> specs) {
-        return inserts.createAll(specs);
+        return parts.inserts.createAll(specs);
     }
 
     @Override
     public Optional<TaskRecord> find(long id) {
-        return reads.find(id);
+        return parts.reads.find(id);
     }
 
     /** {@inheritDoc} One query per 500 ids; rows that cannot be read are logged and left out. */
     @Override
     public Map<Long, TaskRecord> findAll(Collection<Long> ids) {
-        return reads.findAll(ids);
+        return parts.reads.findAll(ids);
     }
 
     @Override
     public ApplyResult applyAll(List<Change> changes) {
-        return writes.applyAll(changes);
+        return parts.writes.applyAll(changes);
     }
 
     /**
@@ -261,96 +224,96 @@ public final class JdbcStore implements Store {
      */
     @Override
     public List<ApplyResult> applyEach(List<Change> changes) {
-        return writes.applyEach(changes);
+        return parts.writes.applyEach(changes);
     }
 
     // --- read -------------------------------------------------------------------------------
 
     @Override
     public Optional<HistoryEntry> findCommand(long taskId, String commandKey) {
-        return reads.findCommand(taskId, commandKey);
+        return parts.reads.findCommand(taskId, commandKey);
     }
 
     @Override
     public List<HistoryEntry> history(long taskId) {
-        return reads.history(taskId);
+        return parts.reads.history(taskId);
     }
 
     @Override
     public Page<TaskRecord> query(TaskQuery query) {
-        return reads.query(query);
+        return parts.reads.query(query);
     }
 
     // --- running work -----------------------------------------------------------------------
 
     @Override
     public List<Claimed> claim(ClaimRequest request) {
-        return claims.claim(request);
+        return parts.claims.claim(request);
     }
 
     @Override
     public RenewResult renew(long taskId, long fencingToken, Instant now, Instant expiresAt) {
-        return metadata.renew(taskId, fencingToken, now, expiresAt);
+        return parts.metadata.renew(taskId, fencingToken, now, expiresAt);
     }
 
     @Override
     public List<TaskRecord> expiredLeases(Instant now, int max) {
-        return reads.expiredLeases(now, max);
+        return parts.reads.expiredLeases(now, max);
     }
 
     @Override
     public List<TaskRecord> expiredLeases(Collection<String> machines, Instant now, int max) {
-        return reads.expiredLeases(machines, now, max);
+        return parts.reads.expiredLeases(machines, now, max);
     }
 
     @Override
     public List<TaskRecord> due(String machine, Collection<String> states, Instant now, int max) {
-        return reads.due(machine, states, now, max);
+        return parts.reads.due(machine, states, now, max);
     }
 
     @Override
     public @Nullable Instant nextDue(String machine, Collection<String> states, Instant now) {
-        return reads.nextDue(machine, states, now);
+        return parts.reads.nextDue(machine, states, now);
     }
 
     @Override
     public List<TaskRecord> leasedBy(String owner, int max) {
-        return reads.leasedBy(owner, max);
+        return parts.reads.leasedBy(owner, max);
     }
 
     @Override
     public List<TaskRecord> peek(ClaimRequest request) {
-        return reads.peek(request);
+        return parts.reads.peek(request);
     }
 
     @Override
     public int leased(String queue) {
-        return queues.leased(queue);
+        return parts.queues.leased(queue);
     }
 
     @Override
     public boolean requestCancel(long taskId) {
-        return metadata.requestCancel(taskId);
+        return parts.metadata.requestCancel(taskId);
     }
 
     @Override
     public boolean cancelRequested(long taskId) {
-        return metadata.cancelRequested(taskId);
+        return parts.metadata.cancelRequested(taskId);
     }
 
     @Override
     public boolean reorder(long taskId, int priority, long sequence) {
-        return metadata.reorder(taskId, priority, sequence);
+        return parts.metadata.reorder(taskId, priority, sequence);
     }
 
     @Override
     public long nextSequence(boolean front) {
-        return metadata.nextSequence(front);
+        return parts.metadata.nextSequence(front);
     }
 
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
-        return purges.purge(machine, states, updatedBefore, max);
+        return parts.purges.purge(machine, states, updatedBefore, max);
     }
 
     /**
@@ -388,18 +351,18 @@ public final class JdbcStore implements Store {
      */
     @Override
     public ApplyResult applyAll(List<Change> changes, List<GroupWrite> groups) {
-        return groupWrites.applyAll(changes, groups);
+        return parts.groupWrites.applyAll(changes, groups);
     }
 
     /** {@inheritDoc} The group row and its counts are read in one statement. */
     @Override
     public Optional<GroupRecord> group(long ownerId) {
-        return groupReads.group(ownerId);
+        return parts.groupReads.group(ownerId);
     }
 
     @Override
     public List<Long> dependencies(long taskId) {
-        return groupReads.dependencies(taskId);
+        return parts.groupReads.dependencies(taskId);
     }
 
     /**
@@ -413,44 +376,44 @@ public final class JdbcStore implements Store {
     @Override
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
-        return resolutions.resolve(ownerMachines, max, resolver);
+        return parts.resolutions.resolve(ownerMachines, max, resolver);
     }
 
     @Override
     public long pendingMarks() {
-        return groupReads.pendingMarks();
+        return parts.groupReads.pendingMarks();
     }
 
     // --- queues -----------------------------------------------------------------------------
 
     @Override
     public QueueRecord queue(String queue) {
-        return queues.get(queue);
+        return parts.queues.get(queue);
     }
 
     @Override
     public QueueRecord pauseQueue(String queue, @Nullable String reason) {
-        return queues.pause(queue, reason);
+        return parts.queues.pause(queue, reason);
     }
 
     @Override
     public QueueRecord resumeQueue(String queue) {
-        return queues.resume(queue);
+        return parts.queues.resume(queue);
     }
 
     @Override
     public QueueRecord setConcurrency(String queue, int limit) {
-        return queues.setConcurrency(queue, limit);
+        return parts.queues.setConcurrency(queue, limit);
     }
 
     @Override
     public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
-        return queues.setRateLimit(queue, limit);
+        return parts.queues.setRateLimit(queue, limit);
     }
 
     @Override
     public void holdKey(String queue, String key, Instant until) {
-        queues.holdKey(queue, key, until);
+        parts.queues.holdKey(queue, key, until);
     }
 
     // --- metrics ----------------------------------------------------------------------------
@@ -458,7 +421,7 @@ public final class JdbcStore implements Store {
     /** {@inheritDoc} One {@code GROUP BY} statement over the tasks table. */
     @Override
     public List<StateCount> stateCounts(Instant now) {
-        return reads.stateCounts(now);
+        return parts.reads.stateCounts(now);
     }
 
     // --- retention: the archive -------------------------------------------------------------
@@ -475,68 +438,62 @@ public final class JdbcStore implements Store {
      */
     @Override
     public RetentionResult archive(RetentionRequest request, Instant archivedAt) {
-        return purges.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
+        return parts.purges.move(request, Objects.requireNonNull(archivedAt, "archivedAt"));
     }
 
     /** {@inheritDoc} Locks as {@link #archive} does. */
     @Override
     public RetentionResult deleteFinished(RetentionRequest request) {
-        return purges.move(request, null);
+        return parts.purges.move(request, null);
     }
 
     /** {@inheritDoc} The task and its history are read in one statement. */
     @Override
     public Optional<ArchivedTask> findArchived(long id) {
-        return archive.find(id);
+        return parts.archive.find(id);
     }
 
     /** {@inheritDoc} Roots are locked with {@code SKIP LOCKED}: concurrent deletions take different trees. */
     @Override
     public RetentionResult purgeArchived(String machine, Instant archivedBefore, int max) {
-        return archive.purge(machine, archivedBefore, max);
+        return parts.archive.purge(machine, archivedBefore, max);
     }
 
     // --- schedules --------------------------------------------------------------------------
 
     @Override
     public ScheduleRecord upsertSchedule(ScheduleRecord schedule) {
-        return schedules.upsert(schedule);
+        return parts.schedules.upsert(schedule);
     }
 
     @Override
     public Optional<ScheduleRecord> schedule(String name) {
-        return schedules.get(name);
+        return parts.schedules.get(name);
     }
 
     @Override
     public List<ScheduleRecord> schedules() {
-        return schedules.all();
+        return parts.schedules.all();
     }
 
     @Override
     public Optional<ScheduleRecord> pauseSchedule(String name) {
-        return schedules.setPaused(name, true);
+        return parts.schedules.setPaused(name, true);
     }
 
     @Override
     public Optional<ScheduleRecord> resumeSchedule(String name) {
-        return schedules.setPaused(name, false);
+        return parts.schedules.setPaused(name, false);
     }
 
     @Override
     public boolean deleteSchedule(String name) {
-        return schedules.delete(name);
+        return parts.schedules.delete(name);
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Due schedules are locked with {@code FOR UPDATE SKIP LOCKED} on PostgreSQL: concurrent
-     * passes, in this process or others, take different schedules. On H2 a pass waits for a schedule
-     * another pass holds, and the firer then sees its progress.
-     */
+    /** {@inheritDoc} Due schedules are locked ({@code SKIP LOCKED} on PostgreSQL: concurrent passes take different ones). */
     @Override
     public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
-        return schedules.fire(machines, now, max, firer);
+        return parts.schedules.fire(machines, now, max, firer);
     }
 }

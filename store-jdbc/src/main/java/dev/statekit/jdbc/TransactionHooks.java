@@ -40,4 +40,13 @@ public interface TransactionHooks {
      * @param action what to run after the commit
      */
     void afterCommit(Runnable action);
+
+    /**
+     * Runs {@code action} after the commit of the transaction under way ({@link #afterCommit}), or at
+     * once when there is none: how the store tells listeners of a change.
+     */
+    default void afterCommitOrNow(Runnable action) {
+        if (current() != null) afterCommit(action);
+        else action.run();
+    }
 }

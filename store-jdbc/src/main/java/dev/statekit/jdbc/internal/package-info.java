@@ -2,7 +2,7 @@
  * Implementation details of the JDBC store. Not API: anything here may change without notice,
  * and no public signature outside this package mentions its types.
  *
- * <p>{@code JdbcStore} is a façade over parts with one duty each, sharing one {@link
+ * <p>{@code JdbcStore} is a façade over parts with one duty each ({@link dev.statekit.jdbc.internal.JdbcParts} holds them), sharing one {@link
  * dev.statekit.jdbc.internal.JdbcContext}: {@link dev.statekit.jdbc.internal.TaskInserts},
  * {@link dev.statekit.jdbc.internal.TaskReads}, {@link dev.statekit.jdbc.internal.TaskWrites},
  * {@link dev.statekit.jdbc.internal.TaskMetadata}, {@link dev.statekit.jdbc.internal.Claims} with

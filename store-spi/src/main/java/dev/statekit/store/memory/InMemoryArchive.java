@@ -1,5 +1,7 @@
 package dev.statekit.store.memory;
 
+import java.util.Collection;
+
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.RetentionRequest;
 import dev.statekit.store.RetentionResult;
@@ -141,5 +143,26 @@ final class InMemoryArchive {
             for (long root : done) trees.remove(root);
         }
         return new RetentionResult(deletedTrees, deleted);
+    }
+
+    /** Deletes up to {@code max} tasks of {@code machine} in {@code states} last changed before {@code updatedBefore} ({@code Store.purge}). */
+    int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
+        long last = store.lastId();
+        int purged = 0;
+        for (long id = 1; id <= last && purged < max; id++) {
+            Slot slot = tasks.get(id);
+            if (slot == null) continue;
+            synchronized (slot) {
+                TaskRecord t = slot.task;
+                if (!t.machine().equals(machine) || !states.contains(t.state()) || t.lease() != null
+                        || !t.updatedAt().isBefore(updatedBefore) || groups.hasChildren(t.id()) || groups.hasMarks(t.id())
+                        || groups.isDependency(t.id())) {
+                    continue;
+                }
+                store.forget(t);
+                purged++;
+            }
+        }
+        return purged;
     }
 }

@@ -91,4 +91,18 @@ final class InMemoryPasses {
         return found;
     }
 
+
+    /** Runs one resolution pass over up to {@code max} groups owned by tasks of {@code ownerMachines} ({@code Store.resolveGroups}). */
+    GroupPass resolve(java.util.Collection<String> ownerMachines, int max, GroupResolver resolver) {
+        if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
+        synchronized (groups.passLock) {
+            List<GroupPass.Written> written = new ArrayList<>();
+            List<GroupRecord> resolved = new ArrayList<>();
+            for (long ownerId : groups.pick(ownerMachines, max)) {
+                GroupRecord g = resolveOne(ownerId, resolver, written);
+                if (g != null) resolved.add(g);
+            }
+            return new GroupPass(written, resolved, groups.pending() > 0);
+        }
+    }
 }

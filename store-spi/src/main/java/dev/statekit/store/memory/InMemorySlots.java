@@ -1,5 +1,17 @@
 package dev.statekit.store.memory;
 
+import dev.statekit.store.TaskQuery;
+
+import dev.statekit.store.Page;
+
+import java.util.List;
+
+import java.time.Instant;
+
+import dev.statekit.store.StateCount;
+
+import dev.statekit.store.ClaimRule;
+
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.StatekitException;
@@ -75,5 +87,45 @@ final class InMemorySlots {
         synchronized (slot) {
             return locked(slots, i + 1, body);
         }
+    }
+
+    /**
+     * Counts the tasks of ids 1 to {@code last} by machine, queue and state, with those holding a
+     * lease and since when the longest-waiting ready one has been ready at {@code now}.
+     */
+    List<StateCount> counts(long last, Instant now) {
+        java.util.Map<List<String>, long[]> counts = new HashMap<>();
+        java.util.Map<List<String>, Instant> oldest = new HashMap<>();
+        for (long id = 1; id <= last; id++) {
+            Slot slot = get(id);
+            if (slot == null) continue;
+            TaskRecord t = slot.task;      // volatile: a snapshot, as a query reads it
+            List<String> key = List.of(t.machine(), t.queue(), t.state());
+            long[] c = counts.computeIfAbsent(key, k -> new long[2]);
+            c[0]++;
+            if (t.lease() != null) {
+                c[1]++;
+                continue;
+            }
+            Instant notBefore = t.notBefore();
+            if (notBefore != null && notBefore.isAfter(now)) continue;
+            oldest.merge(key, ClaimRule.readySince(t), (a, b) -> a.isBefore(b) ? a : b);
+        }
+        List<StateCount> result = new ArrayList<>(counts.size());
+        counts.forEach((k, c) -> result.add(new StateCount(k.get(0), k.get(1), k.get(2), c[0], c[1], oldest.get(k))));
+        result.sort(StateCount.ORDER);
+        return result;
+    }
+
+    /** Returns one page of the tasks of ids up to {@code last} that match {@code query}, in id order. */
+    Page<TaskRecord> query(long last, TaskQuery query) {
+        ArrayList<TaskRecord> matching = new ArrayList<>();
+        for (long id = query.afterId() + 1; id <= last && matching.size() <= query.limit(); id++) {
+            Slot slot = get(id);
+            if (slot != null && query.matches(slot.task)) matching.add(slot.task);
+        }
+        if (matching.size() <= query.limit()) return new Page<>(matching, null);
+        List<TaskRecord> page = matching.subList(0, query.limit());
+        return new Page<>(page, page.get(page.size() - 1).id());
     }
 }

@@ -31,7 +31,6 @@ import dev.statekit.store.memory.InMemorySlots.Slot;
 import dev.statekit.store.support.ClaimPicker;
 import dev.statekit.store.support.StoreChecks;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -202,16 +201,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
-        if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
-        synchronized (groups.passLock) {
-            List<GroupPass.Written> written = new ArrayList<>();
-            List<GroupRecord> resolved = new ArrayList<>();
-            for (long ownerId : groups.pick(ownerMachines, max)) {
-                GroupRecord g = passes.resolveOne(ownerId, resolver, written);
-                if (g != null) resolved.add(g);
-            }
-            return new GroupPass(written, resolved, groups.pending() > 0);
-        }
+        return passes.resolve(ownerMachines, max, resolver);
     }
 
     private @Nullable ApplyResult check(Slot slot, Change change) {
@@ -280,15 +270,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public Page<TaskRecord> query(TaskQuery query) {
-        ArrayList<TaskRecord> matching = new ArrayList<>();
-        long last = creations.lastId();
-        for (long id = query.afterId() + 1; id <= last && matching.size() <= query.limit(); id++) {
-            Slot slot = tasks.get(id);
-            if (slot != null && query.matches(slot.task)) matching.add(slot.task);
-        }
-        if (matching.size() <= query.limit()) return new Page<>(matching, null);
-        List<TaskRecord> page = matching.subList(0, query.limit());
-        return new Page<>(page, page.get(page.size() - 1).id());
+        return tasks.query(creations.lastId(), query);
     }
 
     // --- running work -----------------------------------------------------------------------
@@ -351,23 +333,7 @@ public final class InMemoryStore implements Store {
 
     @Override
     public int purge(String machine, Collection<String> states, Instant updatedBefore, int max) {
-        long last = creations.lastId();
-        int purged = 0;
-        for (long id = 1; id <= last && purged < max; id++) {
-            Slot slot = tasks.get(id);
-            if (slot == null) continue;
-            synchronized (slot) {
-                TaskRecord t = slot.task;
-                if (!t.machine().equals(machine) || !states.contains(t.state()) || t.lease() != null
-                        || !t.updatedAt().isBefore(updatedBefore) || groups.hasChildren(t.id()) || groups.hasMarks(t.id())
-                        || groups.isDependency(t.id())) {
-                    continue;
-                }
-                forget(t);
-                purged++;
-            }
-        }
-        return purged;
+        return archive.purge(machine, states, updatedBefore, max);
     }
 
     /** Takes a task out of the hot table: its slot, every index, its group, its creation key. The caller holds its monitor. */
@@ -444,45 +410,19 @@ public final class InMemoryStore implements Store {
 
     @Override
     public QueueRecord setRateLimit(String queue, @Nullable RateLimit limit) {
-        Objects.requireNonNull(queue, "queue");
-        return queues.setRateLimit(queue, limit);
+        return queues.setRateLimit(Objects.requireNonNull(queue, "queue"), limit);
     }
 
     @Override
     public void holdKey(String queue, String key, Instant until) {
-        Objects.requireNonNull(queue, "queue");
-        Objects.requireNonNull(key, "key");
-        Objects.requireNonNull(until, "until");
-        queues.holdKey(queue, key, until);
+        queues.holdKey(Objects.requireNonNull(queue, "queue"), Objects.requireNonNull(key, "key"), Objects.requireNonNull(until, "until"));
     }
 
     // --- metrics ----------------------------------------------------------------------------
 
     @Override
     public List<StateCount> stateCounts(Instant now) {
-        Objects.requireNonNull(now, "now");
-        java.util.Map<List<String>, long[]> counts = new HashMap<>();
-        java.util.Map<List<String>, Instant> oldest = new HashMap<>();
-        long last = creations.lastId();
-        for (long id = 1; id <= last; id++) {
-            Slot slot = tasks.get(id);
-            if (slot == null) continue;
-            TaskRecord t = slot.task;      // volatile: a snapshot, as a query reads it
-            List<String> key = List.of(t.machine(), t.queue(), t.state());
-            long[] c = counts.computeIfAbsent(key, k -> new long[2]);
-            c[0]++;
-            if (t.lease() != null) {
-                c[1]++;
-                continue;
-            }
-            Instant notBefore = t.notBefore();
-            if (notBefore != null && notBefore.isAfter(now)) continue;
-            oldest.merge(key, ClaimRule.readySince(t), (a, b) -> a.isBefore(b) ? a : b);
-        }
-        List<StateCount> result = new ArrayList<>(counts.size());
-        counts.forEach((k, c) -> result.add(new StateCount(k.get(0), k.get(1), k.get(2), c[0], c[1], oldest.get(k))));
-        result.sort(StateCount.ORDER);
-        return result;
+        return tasks.counts(creations.lastId(), Objects.requireNonNull(now, "now"));
     }
 
     // --- retention: the archive -------------------------------------------------------------
