@@ -32,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  * Result, a cancellation asked        CANCEL: the cancel event under the requester's command (the attempt given
  *   (or requested meanwhile for a     back when the cancel event leads to a claimable state)
  *   result that would run again)
+ * Result of a run its stopping        as Shutdown, when it would run again (a retry or a snooze) and can be
+ *   runtime stopped                     given back: the same end whether its write or the stop's comes first
  * Result, success                     SUCCESS: the success event with the worker's attributes, not-before cleared
  * Result, retryable failure within    RETRY: the retryable event, or back to backTo as RETRY, at now + back-off,
  *   the retries and the attempts        one retry more
@@ -257,6 +259,12 @@ final class Settlement {
             Command requested = r.cancelledBy();
             Command c = requested != null ? requested.underLease(f.base().leaseToken().orElseThrow()) : f.base().reason("cancelled");
             return fire(r, Kind.CANCEL, cancel, c, r.cancelGivesBack() ? Adjustment.GIVE_BACK_ATTEMPT : Adjustment.NONE, null);
+        }
+        if (r.stop() == Run.StopReason.SHUTDOWN && runsAgain(result)) {
+            // Stopped by its stopping runtime, which releases it too: whichever write comes first, the task goes back the same way.
+            Completion<S, E> back = giveBack(r, Kind.RELEASE, p, backTo, f.base().reason("runtime stopping"), Adjustment.GIVE_BACK_ATTEMPT,
+                    null);
+            if (back != null) return back;
         }
         if (result instanceof WorkResult.Success s) {
             Command c = f.base();

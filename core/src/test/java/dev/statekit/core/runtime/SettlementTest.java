@@ -159,8 +159,16 @@ class SettlementTest {
         row("fatal failure stands over a requested cancellation", result(WorkResult.fatal("BAD", "no")), Policy.FULL, State.QUEUED,
                 task(1, 0), true, NOTHING, "FAIL FAIL \"BAD: no\" error BAD fatal \"no\"");
         row("retry of a run stopped for another reason asks for no cancellation",
-                new Settlement.Result(rate, Run.StopReason.SHUTDOWN, null, false), Policy.FULL, State.QUEUED, task(1, 0), true, JITTER,
+                new Settlement.Result(rate, Run.StopReason.LEASE_LOST, null, false), Policy.FULL, State.QUEUED, task(1, 0), true, JITTER,
                 rateRetry);
+        row("retry of a run its stopping runtime stopped is given back, as the stop's own release",
+                new Settlement.Result(rate, Run.StopReason.SHUTDOWN, null, false), Policy.FULL, State.QUEUED, task(1, 0), true, NOTHING,
+                "RELEASE RELEASE \"runtime stopping\" GIVE_BACK_ATTEMPT");
+        row("snooze of a run its stopping runtime stopped goes back without a release row",
+                new Settlement.Result(snooze, Run.StopReason.SHUTDOWN, null, false), Policy.ROWLESS, State.QUEUED, task(1, 0), false, NOTHING,
+                "RELEASE to QUEUED as RELEASE \"runtime stopping\" GIVE_BACK_ATTEMPT");
+        row("success of a run its stopping runtime stopped stands", new Settlement.Result(WorkResult.success(), Run.StopReason.SHUTDOWN,
+                null, false), Policy.FULL, State.QUEUED, task(1, 0), false, NOTHING, "SUCCESS COMPLETE CLEAR_NOT_BEFORE");
         row("retry of an uncancellable machine asks for no cancellation", result(rate), Policy.UNCANCELLABLE, State.QUEUED, task(1, 0),
                 true, JITTER, rateRetry);
 
