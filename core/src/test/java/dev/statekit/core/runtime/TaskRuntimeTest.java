@@ -284,6 +284,40 @@ class TaskRuntimeTest {
     }
 
     @Test
+    void aRestartUnderTheSameOwnerTakesItsLeasesBackAtStartAndLeavesAnotherOwnersAlone() {
+        Worker<Jobs.State> worker = ctx -> WorkResult.success();
+        TaskRuntime a = builder("a", Jobs.MACHINE, worker, QueueOptions.defaults()).build();
+        a.start();
+        executor.runAll();
+        long mine = enqueue(0);
+        dispatchOnly();                  // a claims it; its worker never runs: a crashes
+        a.halt();
+        executor.drop();
+        TaskRuntime b = builder("b", Jobs.MACHINE, worker, QueueOptions.defaults()).build();
+        b.start();
+        executor.runAll();
+        long theirs = enqueue(0);
+        dispatchOnly();
+        b.halt();
+        executor.drop();
+        assertThat(store.find(mine).orElseThrow().lease().owner()).isEqualTo("a");
+        assertThat(store.find(theirs).orElseThrow().lease().owner()).isEqualTo("b");
+
+        builder("a", Jobs.MACHINE, worker, QueueOptions.defaults()).build().start();      // the clock has not moved: no lease expired
+        assertThat(store.find(mine).orElseThrow().state()).isEqualTo("QUEUED");
+        assertThat(store.find(mine).orElseThrow().lease()).isNull();
+        assertThat(engine.history(mine).get(engine.history(mine).size() - 1).reason()).isEqualTo("restart of a");
+        assertThat(store.find(theirs).orElseThrow().state()).as("another owner's lease is left to expire").isEqualTo("RUNNING");
+        assertThat(store.find(theirs).orElseThrow().lease().owner()).isEqualTo("b");
+        assertThat(events(theirs)).containsExactly("START");
+
+        builder("c", Jobs.MACHINE, worker, QueueOptions.defaults()).soleOwner(true).build().start();
+        assertThat(store.find(theirs).orElseThrow().state()).as("the sole owner of the store takes every lease").isEqualTo("QUEUED");
+        assertThat(store.find(theirs).orElseThrow().lease()).isNull();
+        assertThat(events(theirs)).containsExactly("START", "RELEASE");
+    }
+
+    @Test
     void concurrencyLimitHoldsAcrossTwoRuntimesOnOneStore() {
         QueueOptions one = QueueOptions.defaults().concurrency(1);
         List<Integer> leasedWhileRunning = new ArrayList<>();

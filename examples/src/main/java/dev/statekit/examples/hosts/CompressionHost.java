@@ -116,10 +116,29 @@ public final class CompressionHost implements AutoCloseable {
      * @param autoRecover   whether an interrupted task is re-queued at the front once, or failed
      * @param freeBytes     the free disk space, checked before each start; null for no check
      * @param leaseDuration how long a compression's lease lasts unless renewed: how long after a crash
-     *                      another host (or this one restarted under another name) takes the task over
+     *                      another host (or this one restarted under another name, on a shared store) takes the task over
      */
     public CompressionHost(Store store, Clock clock, @Nullable Executor executor, String owner, Compressor compressor,
                            boolean autoRecover, @Nullable LongSupplier freeBytes, Duration leaseDuration) {
+        this(store, clock, executor, owner, compressor, autoRecover, freeBytes, leaseDuration, false);
+    }
+
+    /**
+     * Creates a host over {@code store}, which may be used by this host alone.
+     *
+     * @param store         where the tasks live
+     * @param clock         the clock of the engine and the runtime
+     * @param executor      runs the runtime's workers; null for a pool of its own
+     * @param owner         the lease owner name: a host restarted under the same name recovers at once
+     * @param compressor    the compression
+     * @param autoRecover   whether an interrupted task is re-queued at the front once, or failed
+     * @param freeBytes     the free disk space, checked before each start; null for no check
+     * @param leaseDuration how long a compression's lease lasts unless renewed
+     * @param soleOwner     whether this host alone uses {@code store} (an embedded H2 file): at start it
+     *                      recovers every lease it finds, whoever held it, instead of waiting for their expiry
+     */
+    public CompressionHost(Store store, Clock clock, @Nullable Executor executor, String owner, Compressor compressor,
+                           boolean autoRecover, @Nullable LongSupplier freeBytes, Duration leaseDuration, boolean soleOwner) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.operations = TaskOperations.of(engine);
         this.compressor = Objects.requireNonNull(compressor, "compressor");
@@ -128,7 +147,7 @@ public final class CompressionHost implements AutoCloseable {
         if (freeBytes != null) options = options.precondition(diskSpace(freeBytes));
         // two worker slots, yet one compression at a time: the queue's limit decides, not the slots
         TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(2)
-                .leaseDuration(leaseDuration).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .leaseDuration(leaseDuration).pollInterval(Duration.ofSeconds(1)).seed(1).soleOwner(soleOwner)
                 .register(machine, QUEUE, this::work, options)
                 .register(CompressionBatch.SUMMARY, SUMMARY_QUEUE, this::summarize, QueueOptions.defaults())
                 .resolves(CompressionBatch.BATCH);

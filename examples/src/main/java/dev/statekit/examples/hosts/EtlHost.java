@@ -118,7 +118,7 @@ public final class EtlHost implements AutoCloseable {
         this.classifier = settings.classifier();
         Retention finished = settings.finished();
         TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(settings.workers())
-                .leaseDuration(settings.lease()).pollInterval(Duration.ofSeconds(1)).seed(1)
+                .leaseDuration(settings.lease()).pollInterval(Duration.ofSeconds(1)).seed(1).soleOwner(settings.soleOwner())
                 .registerStage(EtlTask.MACHINE, EtlTask.OCR_STAGE, this::parse)
                 .registerStage(EtlTask.MACHINE, EtlTask.POSTPROCESS_STAGE, this::postprocess)
                 .retain(EtlTask.MACHINE, finished);
@@ -134,8 +134,11 @@ public final class EtlHost implements AutoCloseable {
      * @param lease      the lease of a running job: a job whose process died runs again (or fails, for OCR) once it expired
      * @param workers    how many jobs of both stages run at once in this host
      * @param classifier what an exception of the OCR or the post-processing means (its error code)
+     * @param soleOwner  whether this host alone uses its store (an embedded H2 file): at start it recovers
+     *                   every lease it finds, whoever held it, instead of waiting for their expiry
      */
-    public record Settings(Retention finished, Authorizer authorizer, Duration lease, int workers, ErrorClassifier classifier) {
+    public record Settings(Retention finished, Authorizer authorizer, Duration lease, int workers, ErrorClassifier classifier,
+                           boolean soleOwner) {
         /** Checks the settings. */
         public Settings {
             Objects.requireNonNull(finished, "finished");
@@ -145,34 +148,42 @@ public final class EtlHost implements AutoCloseable {
             if (workers < 1) throw new IllegalArgumentException("workers must be at least 1, was " + workers);
         }
 
-        /** The defaults: {@link #FINISHED}, everybody may control every task, 30 s leases, 4 workers, the default classifier. */
+        /**
+         * The defaults: {@link #FINISHED}, everybody may control every task, 30 s leases, 4 workers, the default
+         * classifier, a store shared with other processes.
+         */
         public static Settings defaults() {
-            return new Settings(FINISHED, Authorizer.ALLOW_ALL, Duration.ofSeconds(30), 4, ErrorClassifier.defaults());
+            return new Settings(FINISHED, Authorizer.ALLOW_ALL, Duration.ofSeconds(30), 4, ErrorClassifier.defaults(), false);
         }
 
         /** Returns these settings with {@code value} as the retention of finished tasks. */
         public Settings finished(Retention value) {
-            return new Settings(value, authorizer, lease, workers, classifier);
+            return new Settings(value, authorizer, lease, workers, classifier, soleOwner);
         }
 
         /** Returns these settings with {@code value} as the authorizer. */
         public Settings authorizer(Authorizer value) {
-            return new Settings(finished, value, lease, workers, classifier);
+            return new Settings(finished, value, lease, workers, classifier, soleOwner);
         }
 
         /** Returns these settings with {@code value} as the lease of a job. */
         public Settings lease(Duration value) {
-            return new Settings(finished, authorizer, value, workers, classifier);
+            return new Settings(finished, authorizer, value, workers, classifier, soleOwner);
         }
 
         /** Returns these settings with {@code value} jobs at once. */
         public Settings workers(int value) {
-            return new Settings(finished, authorizer, lease, value, classifier);
+            return new Settings(finished, authorizer, lease, value, classifier, soleOwner);
         }
 
         /** Returns these settings with {@code value} as the classifier of a stage's exceptions. */
         public Settings classifier(ErrorClassifier value) {
-            return new Settings(finished, authorizer, lease, workers, value);
+            return new Settings(finished, authorizer, lease, workers, value, soleOwner);
+        }
+
+        /** Returns these settings with {@code value} saying whether this host alone uses its store. */
+        public Settings soleOwner(boolean value) {
+            return new Settings(finished, authorizer, lease, workers, classifier, value);
         }
     }
 

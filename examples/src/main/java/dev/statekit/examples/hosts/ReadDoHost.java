@@ -124,8 +124,10 @@ public final class ReadDoHost implements AutoCloseable {
      * @param workers       how many items are processed at once
      * @param leaseDuration how long a lease lasts unless renewed (renewed every third of it)
      * @param pollInterval  how often the store is polled for work of other processes and expired leases
+     * @param soleOwner     whether this host alone uses its store (an embedded H2 file): at start it recovers
+     *                      every lease it finds, whoever held it, instead of waiting for their expiry
      */
-    public record Settings(String owner, int workers, Duration leaseDuration, Duration pollInterval) {
+    public record Settings(String owner, int workers, Duration leaseDuration, Duration pollInterval, boolean soleOwner) {
         /** Checks the settings. */
         public Settings {
             Objects.requireNonNull(owner, "owner");
@@ -134,9 +136,9 @@ public final class ReadDoHost implements AutoCloseable {
             Objects.requireNonNull(pollInterval, "pollInterval");
         }
 
-        /** Two workers, leases of 30 s, a poll every second. */
+        /** Two workers, leases of 30 s, a poll every second, a store shared with other processes. */
         public static Settings of(String owner) {
-            return new Settings(owner, 2, Duration.ofSeconds(30), Duration.ofSeconds(1));
+            return new Settings(owner, 2, Duration.ofSeconds(30), Duration.ofSeconds(1), false);
         }
     }
 
@@ -223,6 +225,7 @@ public final class ReadDoHost implements AutoCloseable {
         this.cards = Objects.requireNonNull(cards, "cards");
         TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(settings.owner()).workers(settings.workers())
                 .leaseDuration(settings.leaseDuration()).pollInterval(settings.pollInterval()).seed(1)
+                .soleOwner(settings.soleOwner())
                 .register(ReadDoItem.MACHINE, QUEUE, this::work, QueueOptions.defaults());
         if (executor != null) b.executor(executor);
         this.runtime = b.build();

@@ -230,6 +230,7 @@ public final class ServeCommand {
         String prefix = options.tablePrefix();
         Options.Values values = options.values();
         Stores.Opened store;
+        boolean soleOwner = false;
         Optional<String> url = values.find(Stores.JDBC_URL);
         if (values.get(Stores.IN_MEMORY)) {
             store = Stores.inMemory();
@@ -241,11 +242,13 @@ public final class ServeCommand {
             // DB_CLOSE_ON_EXIT=FALSE: the shutdown hook closes the store after the service stopped; H2's own hook closed it under the stopping runtime
             store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "", prefix,
                     POOL_SIZE);
+            // H2 locks the file to this process: every lease found at start belongs to a process that is gone
+            soleOwner = true;
         }
         Service service = null;
         try {
             String owner = owner(options.system(), values.find(NODE));
-            ServeContext context = new ServeContext(store.store(), Clock.system(), options.dataDir(), owner, values);
+            ServeContext context = new ServeContext(store.store(), Clock.system(), options.dataDir(), owner, soleOwner, values);
             service = factory.create(context);
             Router router = new Router();
             service.routes(router);

@@ -120,6 +120,27 @@ class ServeCommandTest {
     }
 
     @Test
+    void aNodeNameIsTheOwnerOfTheProcesssLeasesAndTheActorOfItsStarts(@TempDir Path dir) throws Exception {
+        assertProblem(run("etl", "--node", "two words"), "--node must be 1 to 100 letters, digits, '.', '_', ':' or '-', not 'two words'");
+        for (String node : List.of("alpha", "alpha")) {         // the same name again after a stop
+            try (ServeCommand.Running running = ServeCommand.start(List.of("etl", "--port", "0", "--data", dir.toString(), "--node", node,
+                    "--work-millis", "50"), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))) {
+                assertThat(running.service().runtime().owner()).isEqualTo("etl@" + node);
+                ApiClient client = new ApiClient(running.base()).as("alice");
+                ApiClient.Response created = client.post("/api/v1/etl/tasks", "{\"file_name\":\"a.pdf\",\"content\":\"hello\"}");
+                assertThat(created.status()).as(created.text()).isEqualTo(201);
+                long id = created.json().path("task_id").asLong();
+                client.awaitGet("/api/v1/etl/tasks/" + id, r -> r.field("status").equals("completed"), Duration.ofSeconds(120));
+                List<String> starts = new ArrayList<>();
+                for (com.fasterxml.jackson.databind.JsonNode e : client.get("/api/v1/etl/tasks/" + id + "/history").json().path("history")) {
+                    if (e.path("event").asText().startsWith("START_")) starts.add(e.path("actor").asText());
+                }
+                assertThat(starts).as("the actors of the task's starts").containsExactly("etl@" + node, "etl@" + node);
+            }
+        }
+    }
+
+    @Test
     void theTablePrefixDefaultsToTheSystemsName() {
         assertThat(ServeCommand.prefix("novel-proofer")).isEqualTo("novel_proofer_");
         assertThat(ServeCommand.prefix("etl")).isEqualTo("etl_");

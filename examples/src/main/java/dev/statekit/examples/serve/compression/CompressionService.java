@@ -127,7 +127,7 @@ public final class CompressionService extends SystemService {
         @Nullable Path journal = context.find(JOURNAL).isPresent() ? context.dataDir().resolve(context.find(JOURNAL).get()) : null;
         FileCompressor compressor = new FileCompressor(inputs, folder, context.get(THROTTLE), context.get(CRASH_AFTER_PUBLISH), journal);
         CompressionHost host = new CompressionHost(context.store(), context.clock(), null, context.owner(), compressor, context.get(AUTO_RECOVER),
-                () -> usableBytes(folder) - minFreeBytes.get(), Duration.ofSeconds(context.get(LEASE_SECONDS)));
+                () -> usableBytes(folder) - minFreeBytes.get(), Duration.ofSeconds(context.get(LEASE_SECONDS)), context.soleOwner());
         return new Parts(inputs, folder, minFreeBytes, Duration.ofSeconds(context.get(STOP_GRACE_SECONDS)), host);
     }
 

@@ -144,7 +144,7 @@ public final class NovelProoferService extends SystemService {
         this(context, settings, new NovelProoferHost(context.store(), context.clock(), null, context.owner(), settings.workers(),
                 new SimulatedLlm(context.clock(), settings.retryableRate(), settings.fatalRate(), settings.work(),
                         context.dataDir().resolve("llm-ledger.log"), context.owner()), settings.lease(),
-                b -> b.register(Step.MACHINE, Step.QUEUE, ctx -> self.get().runStep(ctx), QueueOptions.defaults())
+                b -> b.soleOwner(context.soleOwner()).register(Step.MACHINE, Step.QUEUE, ctx -> self.get().runStep(ctx), QueueOptions.defaults())
                         .retain(Step.MACHINE, Retention.delete(Duration.ofHours(1)))));
         self.set(this);
     }

@@ -127,7 +127,8 @@ public final class ReadDoService extends SystemService {
         Ledger exports = new Ledger(context.dataDir().resolve("logs").resolve("exports.log"));
         Pipeline pipeline = new Pipeline(new SimulatedExtractor(extract, work), new SimulatedAi(ai, work), calls, context.owner());
         CardFiles cards = new CardFiles(context.dataDir(), context.path(EXPORTS), export, exports, context.owner());
-        return new ReadDoHost(context.store(), context.clock(), null, new ReadDoHost.Settings(context.owner(), workers, lease, poll), pipeline, cards);
+        ReadDoHost.Settings settings = new ReadDoHost.Settings(context.owner(), workers, lease, poll, context.soleOwner());
+        return new ReadDoHost(context.store(), context.clock(), null, settings, pipeline, cards);
     }
 
     private static Fires.Wording<State> wording(Function<State, String> codeOf, String rule) {

@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.serve.ApiClient;
+import dev.statekit.examples.serve.Leases;
 import dev.statekit.examples.serve.ServiceProcess;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,13 +24,17 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code examples serve compression} as a process on an H2 file, killed (SIGKILL) while a file is
  * being compressed, then started again on the same folder: the compression is recovered as the
  * seed says (re-run once at the front, or failed and retried by hand), and its output exists
- * once, under the name decided before the crash, with no temporary file left. Stopped (SIGTERM)
+ * once, under the name decided before the crash, with no temporary file left. The restart takes the
+ * compression back at start, before the killed run's lease would have expired: H2 locks its file to
+ * one process, so every lease found there is dead. Stopped (SIGTERM)
  * instead, the service hands the compression back to the queue.
  */
 class CompressionKillTest {
     static final Duration WAIT = Duration.ofSeconds(90);
     /** Leases short enough for a quick takeover, long enough for heartbeats on a busy machine. */
     static final String LEASE = "6";
+    /** The killed run's leases: long enough that only the restart's recovery at start, not their expiry, frees its tasks while the test looks. */
+    static final String KILLED_LEASE = "60";
 
     @TempDir
     Path data;
@@ -55,18 +60,22 @@ class CompressionKillTest {
         byte[] small = input(data, "small.txt", 20_000, 2);
         long bigId;
         long smallId;
-        try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000", "--lease-seconds", LEASE, "--journal", "journal.log")) {
+        List<Leases.Held> held;
+        try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000", "--lease-seconds", KILLED_LEASE,
+                "--journal", "journal.log")) {
             ApiClient api = first.client();
             bigId = add(api, "big.txt");
             smallId = add(api, "small.txt");
             awaitCompressing(api, bigId);
             assertThat(temps(data)).as("a compression under way").hasSize(1);
+            held = Leases.of(api);
             first.kill();
         }
         assertThat(outputs(data)).isEmpty();
 
         try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--journal", "journal.log")) {
             ApiClient api = second.client();
+            Leases.assertTakenBackAtStart(api, held);
             JsonNode done = awaitState(api, bigId, "COMPLETED", WAIT);
             awaitState(api, smallId, "COMPLETED", WAIT);
             assertThat(events(api, bigId)).containsExactly("ENQUEUE", "START", "INTERRUPT", "RECOVER", "START", "SUCCEED");
@@ -95,18 +104,21 @@ class CompressionKillTest {
         input(data, "small.txt", 20_000, 4);
         long bigId;
         long smallId;
+        List<Leases.Held> held;
         try (ServiceProcess first = ServiceProcess.start("compression", data, "--throttle-bytes-per-second", "200000",
-                "--lease-seconds", LEASE, "--journal", "journal.log", "--auto-recover", "false")) {
+                "--lease-seconds", KILLED_LEASE, "--journal", "journal.log", "--auto-recover", "false")) {
             ApiClient api = first.client();
             bigId = add(api, "big.txt");
             smallId = add(api, "small.txt");
             awaitCompressing(api, bigId);
+            held = Leases.of(api);
             first.kill();
         }
         assertThat(temps(data)).as("the killed compression's temporary file").hasSize(1);
 
         try (ServiceProcess second = ServiceProcess.start("compression", data, "--lease-seconds", LEASE, "--journal", "journal.log", "--auto-recover", "false")) {
             ApiClient api = second.client();
+            Leases.assertTakenBackAtStart(api, held);
             JsonNode failed = awaitState(api, bigId, "FAILED", WAIT);
             assertThat(events(api, bigId)).containsExactly("ENQUEUE", "START", "INTERRUPT", "FAIL");
             assertThat(failed.path("last_error").path("code").asText()).isEqualTo("INTERRUPTED");

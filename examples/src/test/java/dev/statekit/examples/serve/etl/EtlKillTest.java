@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.EtlTask;
 import dev.statekit.examples.serve.ApiClient;
+import dev.statekit.examples.serve.Leases;
 import dev.statekit.examples.serve.ServiceProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ETL service killed (SIGKILL) while tasks are in their LLM call and in their MineRU call,
- * then started again on the same H2 file: every task completes; a post-processing job is taken
- * over when its lease expires, an OCR job fails with {@code LEASE_EXPIRED} and is retried from
- * mineru by the service; MineRU is not called again for a task whose OCR stage had committed, no
+ * then started again on the same H2 file: every task completes; the restart takes every job the
+ * killed process held back at its start, before their leases would have expired (H2 locks its
+ * file to one process, so every lease found there is dead): a post-processing job is queued again,
+ * an OCR job fails with {@code LEASE_EXPIRED} and is retried from mineru by the service; MineRU is not called again for a task whose OCR stage had committed, no
  * call is made twice for one attempt, and each task has one result file.
  *
  * <p>Which call each task was in when the process died is read from the ledgers and the files
@@ -33,6 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EtlKillTest {
     static final String[] OPTIONS = {"--work-millis", "5000", "--lease-seconds", "5"};
+    /** The killed run's: leases long enough that only the restart's recovery at start, not their expiry, frees its jobs while the test looks. */
+    static final String[] KILLED_OPTIONS = {"--work-millis", "5000", "--lease-seconds", "60"};
 
     @TempDir
     Path data;
@@ -41,7 +45,8 @@ class EtlKillTest {
     void killedMidWorkEveryTaskCompletesAndNothingCommittedRunsAgain() throws Exception {
         List<Long> ids = new ArrayList<>();
         String firstOwner;
-        try (ServiceProcess first = ServiceProcess.start("etl", data, OPTIONS)) {
+        List<Leases.Held> held;
+        try (ServiceProcess first = ServiceProcess.start("etl", data, KILLED_OPTIONS)) {
             ApiClient alice = first.client().as("alice");
             ids.add(submit(alice, "a.txt", "alpha document", "direct-json"));
             ids.add(submit(alice, "b.txt", "beta document", "chunked-extract"));
@@ -57,6 +62,7 @@ class EtlKillTest {
             ApiClient.Response refused = alice.post(task(c) + "/cancel", "");       // its OCR job started: not cancelled
             assertThat(refused.status()).isEqualTo(409);
             assertThat(refused.field("error_code")).isEqualTo(EtlTask.TASK_ALREADY_STARTED);
+            held = Leases.of(alice);
             first.kill();
             firstOwner = calls(ledger(data, "mineru"), ids.get(0)).get(0).owner();
         }
@@ -72,6 +78,7 @@ class EtlKillTest {
 
         try (ServiceProcess second = ServiceProcess.start("etl", data, OPTIONS)) {
             ApiClient alice = second.client().as("alice");
+            Leases.assertTakenBackAtStart(alice, held);
             for (long id : ids) {
                 alice.awaitGet(task(id), r -> EtlTestSupport.ENDED.contains(r.field("status")), Duration.ofSeconds(120));
                 assertThat(alice.get(task(id)).field("status")).as("task %d: %s %s", id, alice.get(task(id)).text(),
@@ -94,7 +101,7 @@ class EtlKillTest {
                 String markdown = t.path(EtlTask.MARKDOWN_KEY).asText();
                 assertThat(alice.get(task(id) + "/result").json().path("result").path(EtlTask.MARKDOWN_KEY).asText()).isEqualTo(markdown);
             }
-            // post-processing killed: taken over after its lease, on the markdown of the one OCR run
+            // post-processing killed: taken back at the restart, on the markdown of the one OCR run
             for (long id : inLlm) {
                 JsonNode t = alice.get(task(id)).json();
                 assertThat(calls(mineru, id)).as("MineRU calls of task %d", id).hasSize(1);
@@ -107,7 +114,7 @@ class EtlKillTest {
                 assertThat(events(alice, id)).containsExactly("START_OCR", "OCR_DONE", "START_POSTPROCESS", "POSTPROCESS_RELEASE",
                         "START_POSTPROCESS", "POSTPROCESS_DONE");
             }
-            // OCR killed: failed by its expired lease, retried from mineru by the service
+            // OCR killed: failed by its dead lease at the restart, retried from mineru by the service
             for (long id : inMineru) {
                 JsonNode t = alice.get(task(id)).json();
                 assertThat(calls(mineru, id)).extracting(EtlTestSupport.Call::attempt).containsExactly(1, 2);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.Json;
+import dev.statekit.examples.serve.Leases;
 import dev.statekit.examples.serve.ServiceProcess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code examples serve novel-proofer} killed (SIGKILL) while it proofreads a job's chunks, then
- * started again on the same H2 database: every chunk ends done, none is proofread again after it
+ * started again on the same H2 database: the restart takes the chunks it held back at start, before
+ * their leases would have expired; every chunk ends done, none is proofread again after it
  * was done (the simulated LLM's ledger), the job reaches the merge gate, and the merge writes the
  * output file once.
  */
@@ -31,6 +33,10 @@ class NovelProoferKillTest {
     static final Duration WITHIN = Duration.ofSeconds(90);
     /** Slow LLM calls, two at a time, and short leases so that the chunks of the killed process are taken over soon. */
     static final String[] OPTIONS = {"--work-millis", "600", "--workers", "2", "--lease-seconds", "3", "--llm-failure-rate", "0",
+            "--chunk-chars", "60"};
+
+    /** The killed run's: leases long enough that only the restart's recovery at start, not their expiry, frees its chunks while the test looks. */
+    static final String[] KILLED_OPTIONS = {"--work-millis", "600", "--workers", "2", "--lease-seconds", "60", "--llm-failure-rate", "0",
             "--chunk-chars", "60"};
 
     static final int CHUNKS = 16;
@@ -46,7 +52,8 @@ class NovelProoferKillTest {
 
         long job;
         Set<Long> doneBeforeKill = new HashSet<>();
-        try (ServiceProcess first = ServiceProcess.start("novel-proofer", data, OPTIONS)) {
+        List<Leases.Held> held;
+        try (ServiceProcess first = ServiceProcess.start("novel-proofer", data, KILLED_OPTIONS)) {
             ApiClient api = first.client();
             ApiClient.Response created = api.post("/jobs", Json.write(Map.of("title", "Killed mid-work", "text", text, "process", true)));
             assertThat(created.status()).as(created.text()).isEqualTo(201);
@@ -54,6 +61,7 @@ class NovelProoferKillTest {
             ApiClient.Response midWork = api.awaitGet("/jobs/" + job + "/chunks",
                     r -> count(r, "done") >= 2 && count(r, "processing") >= 1, WITHIN);
             for (JsonNode c : midWork.json().path("chunks")) if (c.path("state").asText().equals("done")) doneBeforeKill.add(c.path("id").asLong());
+            held = Leases.of(api);
             first.kill();
         }
         assertThat(doneBeforeKill).hasSizeLessThan(CHUNKS);
@@ -62,6 +70,7 @@ class NovelProoferKillTest {
 
         try (ServiceProcess second = ServiceProcess.start("novel-proofer", data, OPTIONS)) {
             ApiClient api = second.client();
+            Leases.assertTakenBackAtStart(api, held);
             ApiClient.Response gated = api.awaitGet("/jobs/" + job,
                     r -> r.field("state").equals("paused") && r.field("phase").equals("merge"), WITHIN);
             assertThat(gated.json().path("progress").path("done_chunks").asInt()).isEqualTo(CHUNKS);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.ApiClient.Response;
+import dev.statekit.examples.serve.Leases;
 import dev.statekit.examples.serve.ServiceProcess;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,14 +25,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code examples serve read-do} killed (SIGKILL) while it runs pipelines, then started again on
- * the same H2 data folder: the items it held come back to the queue when their leases expire and
- * end READY (or FAILED_EXTRACTION for a page that cannot be fetched) under a new run; no step of
+ * the same H2 data folder: the items it held come back to the queue at the restart's start, before
+ * their leases would have expired, and end READY (or FAILED_EXTRACTION for a page that cannot be fetched) under a new run; no step of
  * any run is called twice, and an export repeated with its key after the restart writes no second
  * file.
  */
 class ReadDoKillTest {
     static final Duration WAIT = Duration.ofSeconds(60);
     static final String[] OPTIONS = {"--work-millis", "300", "--lease-seconds", "2", "--workers", "2"};
+    /** The killed run's: leases long enough that only the restart's recovery at start, not their expiry, frees its items while the test looks. */
+    static final String[] KILLED_OPTIONS = {"--work-millis", "300", "--lease-seconds", "60", "--workers", "2"};
     static final Pattern CALL = Pattern.compile("item=(\\d+) run=(\\S+) step=(\\S+) by=(\\S+)");
 
     @TempDir
@@ -67,7 +70,8 @@ class ReadDoKillTest {
         List<Long> items = new ArrayList<>();
         Set<Long> heldAtKill = new HashSet<>();
         String firstOwner;
-        try (ServiceProcess first = ServiceProcess.start("read-do", data, OPTIONS)) {
+        List<Leases.Held> held;
+        try (ServiceProcess first = ServiceProcess.start("read-do", data, KILLED_OPTIONS)) {
             ApiClient api = first.client();
             exported = capture(api, "https://example.org/kill/exported", "kill-0");
             Response ready = api.awaitGet("/items/" + exported, r -> r.field("state").equals("READY"), WAIT);
@@ -80,6 +84,7 @@ class ReadDoKillTest {
             items.add(capture(api, "https://gone.invalid/kill", "kill-5"));
             Response processing = api.awaitGet("/items?state=PROCESSING", r -> r.json().path("items").size() > 0, WAIT);
             processing.json().path("items").forEach(i -> heldAtKill.add(i.path("item_id").asLong()));
+            held = Leases.of(api);
             first.kill();
         }
         assertThat(heldAtKill).isNotEmpty();
@@ -87,6 +92,7 @@ class ReadDoKillTest {
 
         try (ServiceProcess second = ServiceProcess.start("read-do", data, OPTIONS)) {
             ApiClient api = second.client();
+            Leases.assertTakenBackAtStart(api, held);
             Map<Long, JsonNode> ended = new HashMap<>();
             for (long id : items) {
                 Response r = api.awaitGet("/items/" + id, x -> x.field("state").equals("READY") || x.field("state").startsWith("FAILED_"), WAIT);
