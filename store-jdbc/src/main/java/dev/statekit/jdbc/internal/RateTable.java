@@ -46,7 +46,8 @@ final class RateTable {
 
     /**
      * Returns the gate of a claim of {@code q} at {@code now} over {@code inner}, after deleting the
-     * starts the window left behind; the caller holds the queue's row lock.
+     * starts no claim counts any more ({@link RateLimit#keepAfter}: a claim whose time lags this
+     * one's still counts the starts of its window); the caller holds the queue's row lock.
      */
     RateGate<TaskRecord, SQLException> gate(Connection c, QueueRecord q, Instant now,
             ClaimCandidates inner) throws SQLException {
@@ -54,9 +55,10 @@ final class RateTable {
         Map<String, Integer> starts = new HashMap<>();
         if (limit != null) {
             Instant after = Rows.micros(limit.windowAfter(now));
+            Instant forgotten = Rows.micros(limit.keepAfter(now));
             Jdbc.update(c, dropOldStarts, ps -> {
                 ps.setString(1, q.name());
-                Rows.setInstant(ps, 2, after);
+                Rows.setInstant(ps, 2, forgotten);
             });
             for (Object[] row : Jdbc.query(c, startsInWindow, ps -> {
                 ps.setString(1, q.name());

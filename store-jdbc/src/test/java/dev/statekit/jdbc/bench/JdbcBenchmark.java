@@ -54,7 +54,10 @@ import java.util.concurrent.locks.LockSupport;
  * <li>groups ({@link GroupBenchmarks}): children of one parent and of many parents against plain
  *     tasks, and the delay from a group's last child to its parent's transition;</li>
  * <li>retention ({@link RetentionBenchmark}, only when {@code --only} names it): claim throughput on
- *     fresh tables and after a million tasks passed through, with retention and without.</li>
+ *     fresh tables and after a million tasks passed through, with retention and without;</li>
+ * <li>rate limits ({@link RateLimitBenchmark}, only when {@code --only} names it): the most starts in
+ *     any window of the period, and the starts per period, against a queue's limit, with two
+ *     processes.</li>
  * </ol>
  *
  * Run with {@code gradle -q :store-jdbc:bench}; options through {@code -PbenchArgs="..."}:
@@ -62,7 +65,9 @@ import java.util.concurrent.locks.LockSupport;
  * --processes 1,2 --samples 1000 --only run,enqueue,latency,groups --group-tasks 100000 --parents 10000
  * --per-parent 10 --group-workers 2 --group-batch 512 --group-samples 200 --resolver-poll 1000
  * --retention-tasks 1000000 --retention-claims 20000 --retention-rounds 3 --claim-batch 100 --retention-batch 500
- * --retention-interval 1000 --pg-url URL --pg-user U --pg-password P} ({@code --only retention} runs the retention mode).
+ * --retention-interval 1000 --rate-tasks 1000 --rate-starts 100 --rate-period-ms 1000 --rate-workers 4
+ * --pg-url URL --pg-user U --pg-password P} ({@code --only retention} runs the retention mode, {@code --only ratelimit} the
+ * rate limits).
  */
 public final class JdbcBenchmark {
     static final double GOAL_RUN = 26_000;
@@ -108,6 +113,10 @@ public final class JdbcBenchmark {
         options.put("claim-batch", "100");
         options.put("retention-batch", "500");
         options.put("retention-interval", "1000");
+        options.put("rate-tasks", "1000");
+        options.put("rate-starts", "100");
+        options.put("rate-period-ms", "1000");
+        options.put("rate-workers", "4");
         options.put("pg-url", setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit"));
         options.put("pg-user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
         options.put("pg-password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
@@ -160,6 +169,7 @@ public final class JdbcBenchmark {
             if (only.contains("latency")) latency(db);
             if (only.contains("groups")) new GroupBenchmarks(this, db, summary).run();
             if (only.contains("retention")) new RetentionBenchmark(this, db, summary).run();
+            if (only.contains("ratelimit")) new RateLimitBenchmark(this, db, summary).run();
         }
         System.out.println();
         System.out.println("== summary (goals: end to end >= 26,000 tasks/s, batched enqueue >= 80,000 tasks/s,"
@@ -258,7 +268,7 @@ public final class JdbcBenchmark {
         }
     }
 
-    private static List<NewTask> newTasks(int n, Instant now) {
+    static List<NewTask> newTasks(int n, Instant now) {
         List<NewTask> tasks = new ArrayList<>(n);
         for (int i = 0; i < n; i++) tasks.add(newTask(now));
         return tasks;

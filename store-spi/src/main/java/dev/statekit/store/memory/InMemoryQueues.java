@@ -24,7 +24,7 @@ final class InMemoryQueues {
     /** The control record of one queue; the record is written under the slot's monitor. */
     static final class QueueSlot {
         volatile QueueRecord record;
-        /** The start times per rate key, kept while they are within the rate limit's window. */
+        /** The start times per rate key, kept for a period more than the rate limit's window. */
         private final Map<String, List<Instant>> starts = new HashMap<>();
         /** The end of the hold of each held key. */
         private final Map<String, Instant> holds = new HashMap<>();
@@ -33,12 +33,20 @@ final class InMemoryQueues {
             this.record = record;
         }
 
-        /** Returns the starts of each key after {@code after}, dropping the older ones. Under the monitor. */
-        Map<String, Integer> startsAfter(Instant after) {
+        /**
+         * Returns the starts of each key within the window of {@code limit} at {@code now}, dropping
+         * the ones no claim counts any more ({@link RateLimit#keepAfter}). Under the monitor.
+         */
+        Map<String, Integer> startsInWindow(RateLimit limit, Instant now) {
+            Instant forgotten = limit.keepAfter(now);
+            Instant after = limit.windowAfter(now);
             Map<String, Integer> counts = new HashMap<>();
-            starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(after)));
+            starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(forgotten)));
             starts.values().removeIf(List::isEmpty);
-            starts.forEach((key, list) -> counts.put(key, list.size()));
+            starts.forEach((key, list) -> {
+                int n = (int) list.stream().filter(at -> at.isAfter(after)).count();
+                if (n > 0) counts.put(key, n);
+            });
             return counts;
         }
 
