@@ -13,7 +13,12 @@ import org.jspecify.annotations.Nullable;
  * <p>The window slides: a claim at {@code now} counts the starts of the key after
  * {@code now - period}, so a start at {@code s} leaves its key's room again at {@code s + period}.
  * Every start counts, whatever becomes of the task. Stores keep the starts and enforce the limit
- * inside the claim, so it holds across every process that shares the store.
+ * inside the claim, so it holds across every process that shares the store. A claim's time is read
+ * before the claim waits for the queue's lock, so a claim may come after another whose time is
+ * later; stores therefore keep the starts for a period more than the window
+ * ({@link #keepAfter}), and a claim counts every start of its own window even then. The limit
+ * holds, for windows of the claims' times, as long as no claim's time lags another's of the same
+ * queue by more than a period.
  *
  * @param starts       the most starts per period, at least 1
  * @param period       the period, at least one millisecond (stores keep milliseconds)
@@ -57,6 +62,14 @@ public record RateLimit(int starts, Duration period, @Nullable String keyAttribu
     public static String keyOf(@Nullable RateLimit limit, TaskRecord task) {
         if (limit == null || limit.keyAttribute() == null) return NO_KEY;
         return task.attributes().getOrDefault(limit.keyAttribute(), NO_KEY);
+    }
+
+    /**
+     * Returns the instant before which (inclusive) a store may forget starts at {@code now}: two
+     * periods back, one more than the window, for claims whose time lags this one's.
+     */
+    public Instant keepAfter(Instant now) {
+        return now.minus(period).minus(period);
     }
 
     /** Returns the first instant whose starts still count at {@code now}: starts after it count. */

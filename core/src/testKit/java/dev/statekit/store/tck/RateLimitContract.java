@@ -46,6 +46,17 @@ abstract class RateLimitContract extends ContractPart {
     }
 
     @Test
+    public void aClaimWhoseTimeLagsAnotherClaimsStillCountsTheStartsOfItsWindow() {
+        for (int i = 0; i < 5; i++) create();
+        store.setRateLimit(QUEUE, RateLimit.perQueue(2, MINUTE));
+        assertThat(claimAt(T0, 5)).hasSize(2);
+        assertThat(claimAt(T0.plusSeconds(90), 1)).as("the starts at T0 left this claim's window").hasSize(1);
+        assertThat(claimAt(T0.plusSeconds(50), 5)).as("a claim whose time was read before the one at T0+90s: its window holds"
+                + " the two starts at T0").isEmpty();
+        assertThat(claimAt(T0.plusSeconds(149), 5)).as("one start, at T0+90s, in the window").hasSize(1);
+    }
+
+    @Test
     public void eachKeyHasItsOwnRoom() {
         long a1 = createWithModel("a");
         createWithModel("a");

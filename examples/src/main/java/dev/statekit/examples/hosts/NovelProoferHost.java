@@ -132,6 +132,29 @@ public final class NovelProoferHost implements AutoCloseable {
     public record Call(long job, long chunk, int index, int attempt, long fencingToken, String model, String text) {}
 
     /**
+     * The LLM's answer "429 Too Many Requests, retry after {@code retryAfter}" (an HTTP 429 with a
+     * {@code Retry-After} header): the chunk worker answers {@link WorkResult#rateLimited}, so the
+     * chunk waits that long without using an attempt or a retry, and no process starts another
+     * chunk of its model (the rate key of the chunks' queue) before then.
+     */
+    public static final class RateLimited extends ErrorClassifier.StatusException {
+        private static final long serialVersionUID = 1L;
+        private final Duration retryAfter;
+
+        /** Creates the answer, to be retried after {@code retryAfter}. */
+        public RateLimited(Duration retryAfter, String message) {
+            super(429, message);
+            if (retryAfter.isNegative()) throw new IllegalArgumentException("retry-after must be >= 0, was " + retryAfter);
+            this.retryAfter = retryAfter;
+        }
+
+        /** Returns how long the LLM asked to wait. */
+        public Duration retryAfter() {
+            return retryAfter;
+        }
+    }
+
+    /**
      * A slice of a job's text, with the text that follows it in the merged output.
      *
      * @param text      the slice
@@ -167,16 +190,37 @@ public final class NovelProoferHost implements AutoCloseable {
      */
     public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm,
                             Duration lease, Consumer<TaskRuntimeBuilder> more) {
+        this(store, clock, executor, owner, workers, llm, lease, QueueOptions.defaults(), more);
+    }
+
+    /**
+     * Creates a host over {@code store} whose chunks' queue has {@code chunkQueue} (a rate limit per
+     * model, {@link #perModel}, say), with leases of {@code lease} and whatever {@code more} adds to
+     * its runtime.
+     *
+     * @param chunkQueue the options of the queue {@value #QUEUE}
+     */
+    public NovelProoferHost(Store store, Clock clock, @Nullable Executor executor, String owner, int workers, Llm llm,
+                            Duration lease, QueueOptions chunkQueue, Consumer<TaskRuntimeBuilder> more) {
         this.engine = TransitionEngine.builder().store(store).clock(clock).build();
         this.operations = TaskOperations.of(engine);
         this.llm = Objects.requireNonNull(llm, "llm");
         TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner).workers(workers)
                 .leaseDuration(lease).pollInterval(Duration.ofSeconds(1)).seed(1)
-                .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, QueueOptions.defaults())
+                .register(NovelProoferChunk.MACHINE, QUEUE, this::proofread, chunkQueue)
                 .resolves(NovelProoferJob.MACHINE);
         if (executor != null) b.executor(executor);
         more.accept(b);
         this.runtime = b.build();
+    }
+
+    /**
+     * Returns the chunks' queue options with at most {@code starts} LLM calls per {@code period}
+     * for each model: the rate key is the chunk's {@value NovelProoferChunk#LLM_MODEL} attribute,
+     * so a 429 of one model also holds back only that model's chunks.
+     */
+    public static QueueOptions perModel(int starts, Duration period) {
+        return QueueOptions.defaults().rateLimitPerKey(starts, period, NovelProoferChunk.LLM_MODEL);
     }
 
     /** Creates a host on the system clock with its own pool of 3 workers and a simulated LLM. */
@@ -586,8 +630,9 @@ public final class NovelProoferHost implements AutoCloseable {
     }
 
     /**
-     * The chunk worker: one LLM request. A failure is classified by the runtime (429 and 5xx are
-     * retried) and kept as the chunk's last error.
+     * The chunk worker: one LLM request. A 429 with a retry-after ({@link RateLimited}) is answered
+     * {@link WorkResult#rateLimited}: the chunk waits, and its model with it. Any other failure is
+     * classified by the runtime (429 and 5xx are retried) and kept as the chunk's last error.
      */
     private WorkResult proofread(WorkContext<NovelProoferChunk.State> ctx) throws Exception {
         Task<NovelProoferChunk.State> chunk = ctx.task();
@@ -596,8 +641,13 @@ public final class NovelProoferHost implements AutoCloseable {
         String model = chunk.attributes().getOrDefault(NovelProoferChunk.LLM_MODEL, MODEL);
         int index = Integer.parseInt(chunk.attributes().getOrDefault(INDEX, "0"));
         Long job = chunk.parentId();
-        String output = llm.proofread(new Call(job == null ? 0 : job, chunk.id(), index, chunk.record().attempts(), ctx.fencingToken(),
-                model, String.valueOf(chunk.record().payload())));
+        String output;
+        try {
+            output = llm.proofread(new Call(job == null ? 0 : job, chunk.id(), index, chunk.record().attempts(), ctx.fencingToken(),
+                    model, String.valueOf(chunk.record().payload())));
+        } catch (RateLimited e) {
+            return WorkResult.rateLimited(e.retryAfter());
+        }
         return WorkResult.success(Map.of(OUTPUT, output, NovelProoferChunk.LLM_MODEL, model));
     }
 

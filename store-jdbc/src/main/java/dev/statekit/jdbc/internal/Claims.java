@@ -1,5 +1,7 @@
 package dev.statekit.jdbc.internal;
 
+import dev.statekit.store.RateLimit;
+
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.QueueRecord;
@@ -197,7 +199,8 @@ public final class Claims {
         int skipped = ClaimPicker.pick(gate, room, q.skippedLower(), request.starvationLimit());
         if (skipped != q.skippedLower()) queues.setSkipped(c, request.queue(), skipped);
         List<Claimed> claimed = write(c, request, candidates.picks());
-        if (q.rateLimit() != null) queues.rates().started(c, request.queue(), gate, request.now());
+        RateLimit limit = q.rateLimit();
+        if (limit != null) queues.rates().started(c, request.queue(), limit, claimed);
         return claimed;
     }
 

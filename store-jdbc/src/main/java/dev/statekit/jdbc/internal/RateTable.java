@@ -1,5 +1,9 @@
 package dev.statekit.jdbc.internal;
 
+import java.util.List;
+
+import dev.statekit.store.Claimed;
+
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.TaskRecord;
@@ -46,7 +50,8 @@ final class RateTable {
 
     /**
      * Returns the gate of a claim of {@code q} at {@code now} over {@code inner}, after deleting the
-     * starts the window left behind; the caller holds the queue's row lock.
+     * starts no claim counts any more ({@link RateLimit#keepAfter}: a claim whose time lags this
+     * one's still counts the starts of its window); the caller holds the queue's row lock.
      */
     RateGate<TaskRecord, SQLException> gate(Connection c, QueueRecord q, Instant now,
             ClaimCandidates inner) throws SQLException {
@@ -54,9 +59,10 @@ final class RateTable {
         Map<String, Integer> starts = new HashMap<>();
         if (limit != null) {
             Instant after = Rows.micros(limit.windowAfter(now));
+            Instant forgotten = Rows.micros(limit.keepAfter(now));
             Jdbc.update(c, dropOldStarts, ps -> {
                 ps.setString(1, q.name());
-                Rows.setInstant(ps, 2, after);
+                Rows.setInstant(ps, 2, forgotten);
             });
             for (Object[] row : Jdbc.query(c, startsInWindow, ps -> {
                 ps.setString(1, q.name());
@@ -81,18 +87,19 @@ final class RateTable {
         return new RateGate<>(inner, t -> RateLimit.keyOf(limit, t), limit, starts, held);
     }
 
-    /** Writes one start at {@code now} for each task {@code gate} took. */
-    void started(Connection c, String queue, RateGate<?, ?> gate, Instant now) throws SQLException {
-        Map<String, Integer> started = gate.started();
-        if (started.isEmpty()) return;
+    /**
+     * Writes one start for each task claimed, at the time of its claim's history entry (the claim's
+     * time, or the task's last change when that is later), so that the starts a gate counts are
+     * those the history shows.
+     */
+    void started(Connection c, String queue, RateLimit limit, List<Claimed> claimed) throws SQLException {
+        if (claimed.isEmpty()) return;
         try (PreparedStatement ps = c.prepareStatement(insertStart)) {
-            for (Map.Entry<String, Integer> e : started.entrySet()) {
-                for (int i = 0; i < e.getValue(); i++) {
-                    ps.setString(1, queue);
-                    ps.setString(2, e.getKey());
-                    Rows.setInstant(ps, 3, now);
-                    ps.addBatch();
-                }
+            for (Claimed k : claimed) {
+                ps.setString(1, queue);
+                ps.setString(2, RateLimit.keyOf(limit, k.task()));
+                Rows.setInstant(ps, 3, k.entry().at());
+                ps.addBatch();
             }
             ps.executeBatch();
         }

@@ -114,6 +114,12 @@ final class Bench {
     }
 
     static Runner runtime(TransitionEngine engine, String owner, int workers, int batch, Duration poll, Worker<State> worker) {
+        return runtime(engine, owner, workers, batch, poll, worker, QueueOptions.defaults());
+    }
+
+    /** A runtime of {@code workers} workers serving {@link #QUEUE} with {@code options} (a rate limit, say). */
+    static Runner runtime(TransitionEngine engine, String owner, int workers, int batch, Duration poll, Worker<State> worker,
+                          QueueOptions options) {
         AtomicInteger n = new AtomicInteger();
         ExecutorService threads = Executors.newFixedThreadPool(workers + 1, r -> {
             Thread t = new Thread(r, "bench-" + owner + "-" + n.incrementAndGet());
@@ -121,7 +127,7 @@ final class Bench {
             return t;
         });
         return new Runner(TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).pollInterval(poll)
-                .executor(threads).register(NOOP, QUEUE, worker, QueueOptions.defaults()).build(), engine, threads);
+                .executor(threads).register(NOOP, QUEUE, worker, options).build(), engine, threads);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.statekit.jdbc.bench;
 
 import dev.statekit.jdbc.TestPool;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.jdbc.Dialect;
@@ -28,6 +29,9 @@ import java.util.concurrent.TimeUnit;
  *                            too when RESOLVE is "yes", polling every POLL_MS); prints "done ID PARENT EPOCH_MICROS"
  *                            after a piece's completion was written and "settled ID EPOCH_MICROS" after a batch's
  *                            settling transition was written; answers as run does
+ * ratelimit PREFIX WORKERS STARTS PERIOD_MS
+ *                            starts a runtime of no-op workers on a queue limited to STARTS per PERIOD_MS;
+ *                            answers as run does
  * stop                       stops the runtime; answers "stopped"
  * exit                       ends the process
  * </pre>
@@ -81,6 +85,16 @@ public final class BenchNode {
                     engine.subscribe(announcer(out::println));
                     Bench.Runner rt = Bench.groupRuntime(engine, "node-" + ProcessHandle.current().pid(), Integer.parseInt(w[2]), 1,
                             Duration.ofMillis(Long.parseLong(w[4])), true, w[3].equals("yes"));
+                    rt.runtime().start();
+                    runtime = rt;
+                    reporting = report(reporter, rt, out);
+                    out.println("ready");
+                }
+                case "ratelimit" -> {
+                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    Bench.Runner rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
+                            Integer.parseInt(w[2]), 1, Duration.ofMillis(100), ctx -> WorkResult.success(),
+                            QueueOptions.defaults().rateLimit(Integer.parseInt(w[3]), Duration.ofMillis(Long.parseLong(w[4]))));
                     rt.runtime().start();
                     runtime = rt;
                     reporting = report(reporter, rt, out);

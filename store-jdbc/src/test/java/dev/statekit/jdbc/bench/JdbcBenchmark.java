@@ -58,6 +58,9 @@ import java.util.concurrent.locks.LockSupport;
  * <li>schedules and unique keys ({@link ScheduleUniqueBenchmarks}, only when {@code --only} names
  *     {@code schedules} or {@code unique}): occurrences created per second with 10,000 schedules due
  *     at once, by one runtime and by two; creations with a unique key against plain ones.</li>
+ * <li>rate limits ({@link RateLimitBenchmark}, only when {@code --only} names it): the most starts in
+ *     any window of the period, and the starts per period, against a queue's limit, with two
+ *     processes.</li>
  * </ol>
  *
  * Run with {@code gradle -q :store-jdbc:bench}; options through {@code -PbenchArgs="..."}:
@@ -65,8 +68,9 @@ import java.util.concurrent.locks.LockSupport;
  * --processes 1,2 --samples 1000 --only run,enqueue,latency,groups --group-tasks 100000 --parents 10000
  * --per-parent 10 --group-workers 2 --group-batch 512 --group-samples 200 --resolver-poll 1000
  * --retention-tasks 1000000 --retention-claims 20000 --retention-rounds 3 --claim-batch 100 --retention-batch 500
- * --retention-interval 1000 --schedules 10000 --unique-tasks 20000 --unique-threads 1,4 --pg-url URL --pg-user U --pg-password P}
- * ({@code --only retention}, {@code --only schedules} and {@code --only unique} run those modes).
+ * --retention-interval 1000 --schedules 10000 --unique-tasks 20000 --unique-threads 1,4 --rate-tasks 1000 --rate-starts 100
+ * --rate-period-ms 1000 --rate-workers 4 --pg-url URL --pg-user U --pg-password P} ({@code --only retention},
+ * {@code --only schedules}, {@code --only unique} and {@code --only ratelimit} run those modes).
  */
 public final class JdbcBenchmark {
     static final double GOAL_RUN = 26_000;
@@ -115,6 +119,10 @@ public final class JdbcBenchmark {
         options.put("schedules", "10000");
         options.put("unique-tasks", "20000");
         options.put("unique-threads", "1,4");
+        options.put("rate-tasks", "1000");
+        options.put("rate-starts", "100");
+        options.put("rate-period-ms", "1000");
+        options.put("rate-workers", "4");
         options.put("pg-url", setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit"));
         options.put("pg-user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
         options.put("pg-password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
@@ -169,6 +177,7 @@ public final class JdbcBenchmark {
             if (only.contains("retention")) new RetentionBenchmark(this, db, summary).run();
             if (only.contains("schedules")) new ScheduleUniqueBenchmarks(this, db, summary).schedules();
             if (only.contains("unique")) new ScheduleUniqueBenchmarks(this, db, summary).unique();
+            if (only.contains("ratelimit")) new RateLimitBenchmark(this, db, summary).run();
         }
         System.out.println();
         System.out.println("== summary (goals: end to end >= 26,000 tasks/s, batched enqueue >= 80,000 tasks/s,"
@@ -267,7 +276,7 @@ public final class JdbcBenchmark {
         }
     }
 
-    private static List<NewTask> newTasks(int n, Instant now) {
+    static List<NewTask> newTasks(int n, Instant now) {
         List<NewTask> tasks = new ArrayList<>(n);
         for (int i = 0; i < n; i++) tasks.add(newTask(now));
         return tasks;

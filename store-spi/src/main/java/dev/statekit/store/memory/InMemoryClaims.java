@@ -63,11 +63,11 @@ final class InMemoryClaims {
             }
             RateLimit limit = q.rateLimit();
             RateGate<Key, RuntimeException> gate = new RateGate<>(candidates, k -> RateLimit.keyOf(limit, Objects.requireNonNull(tasks.get(k.id())).task),
-                    limit, limit != null ? qs.startsAfter(limit.windowAfter(request.now())) : java.util.Map.of(),
+                    limit, limit != null ? qs.startsInWindow(limit, request.now()) : java.util.Map.of(),
                     RateGate.holdsApply(q.heldUntil(), request.now()) ? qs.heldAt(request.now()) : Set.of());
             int skipped = ClaimPicker.pick(gate, room, q.skippedLower(), request.starvationLimit());
             if (skipped != q.skippedLower()) qs.record = qs.record.withSkippedLower(skipped);
-            if (limit != null) qs.started(gate.started(), request.now());
+            if (limit != null) qs.started(limit, candidates.claimed);
             qs.forgetHoldsOver(request.now());
             return candidates.claimed;
         }

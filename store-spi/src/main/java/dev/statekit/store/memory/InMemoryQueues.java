@@ -1,5 +1,7 @@
 package dev.statekit.store.memory;
 
+import dev.statekit.store.Claimed;
+
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.support.StoreChecks;
@@ -24,7 +26,7 @@ final class InMemoryQueues {
     /** The control record of one queue; the record is written under the slot's monitor. */
     static final class QueueSlot {
         volatile QueueRecord record;
-        /** The start times per rate key, kept while they are within the rate limit's window. */
+        /** The start times per rate key, kept for a period more than the rate limit's window. */
         private final Map<String, List<Instant>> starts = new HashMap<>();
         /** The end of the hold of each held key. */
         private final Map<String, Instant> holds = new HashMap<>();
@@ -33,21 +35,28 @@ final class InMemoryQueues {
             this.record = record;
         }
 
-        /** Returns the starts of each key after {@code after}, dropping the older ones. Under the monitor. */
-        Map<String, Integer> startsAfter(Instant after) {
+        /**
+         * Returns the starts of each key within the window of {@code limit} at {@code now}, dropping
+         * the ones no claim counts any more ({@link RateLimit#keepAfter}). Under the monitor.
+         */
+        Map<String, Integer> startsInWindow(RateLimit limit, Instant now) {
+            Instant forgotten = limit.keepAfter(now);
+            Instant after = limit.windowAfter(now);
             Map<String, Integer> counts = new HashMap<>();
-            starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(after)));
+            starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(forgotten)));
             starts.values().removeIf(List::isEmpty);
-            starts.forEach((key, list) -> counts.put(key, list.size()));
+            starts.forEach((key, list) -> {
+                int n = (int) list.stream().filter(at -> at.isAfter(after)).count();
+                if (n > 0) counts.put(key, n);
+            });
             return counts;
         }
 
-        /** Records {@code started} starts per key at {@code now}. Under the monitor. */
-        void started(Map<String, Integer> started, Instant now) {
-            started.forEach((key, n) -> {
-                List<Instant> list = starts.computeIfAbsent(key, k -> new ArrayList<>());
-                for (int i = 0; i < n; i++) list.add(now);
-            });
+        /** Records one start per task claimed, at its claim's history time, under its key. Under the monitor. */
+        void started(RateLimit limit, List<Claimed> claimed) {
+            for (Claimed k : claimed) {
+                starts.computeIfAbsent(RateLimit.keyOf(limit, k.task()), key -> new ArrayList<>()).add(k.entry().at());
+            }
         }
 
         /** Returns the keys held at {@code now}, dropping the holds that are over. Under the monitor. */

@@ -22,6 +22,7 @@ import dev.statekit.examples.serve.Router;
 import dev.statekit.examples.serve.ServeContext;
 import dev.statekit.examples.serve.Service;
 import dev.statekit.examples.serve.SystemService;
+import dev.statekit.store.RateLimit;
 import dev.statekit.store.TaskQuery;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,6 +36,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,6 +94,12 @@ public final class NovelProoferService extends SystemService {
     static final Options.Option<Double> LLM_FAILURE_RATE = Options.rate("llm-failure-rate", 0.1,
             "how often an LLM call fails with 429/503 and is retried");
     static final Options.Option<Double> LLM_FATAL_RATE = Options.rate("llm-fatal-rate", 0, "how often an LLM call fails with 400, its chunk in error");
+    static final Options.Option<Double> LLM_429_RATE = Options.rate("llm-429-rate", 0,
+            "how often an LLM call answers 429 with a retry-after: the chunk waits, and so do the other chunks of its model");
+    static final Options.Option<Integer> LLM_RETRY_AFTER_MILLIS = Options.integer("llm-retry-after-millis", 1000, 0, 600_000,
+            "the retry-after of such a 429, in ms");
+    static final Options.Option<String> LLM_RATE = Options.text("llm-rate", "N/PERIOD", "off",
+            "at most N LLM calls per PERIOD (500ms, 1s, 1m) for each model, across every process; off: no limit");
     static final Options.Option<String> LLM_MODEL = Options.text("llm-model", "NAME", NovelProoferHost.MODEL, "the model of jobs that name none");
     static final Options.Option<Integer> CHUNK_CHARS = Options.integer("chunk-chars", 2000, JobsApi.MIN_CHUNK_CHARS, JobsApi.MAX_CHUNK_CHARS,
             "the most characters of a chunk, " + JobsApi.MIN_CHUNK_CHARS + " to " + JobsApi.MAX_CHUNK_CHARS);
@@ -103,7 +112,7 @@ public final class NovelProoferService extends SystemService {
     /** The factory of {@code examples serve novel-proofer}. */
     public static final Service.Factory FACTORY = new SystemService.Factory("novel-proofer",
             "proofreading jobs: validate, proofread the chunks with a simulated LLM, merge into a file (seeds 000, 001)",
-            Options.of(LLM_FAILURE_RATE, LLM_FATAL_RATE, LLM_MODEL, CHUNK_CHARS, WORK_MILLIS, WORKERS, LEASE_SECONDS, SAMPLE),
+            Options.of(LLM_FAILURE_RATE, LLM_FATAL_RATE, LLM_429_RATE, LLM_RETRY_AFTER_MILLIS, LLM_RATE, LLM_MODEL, CHUNK_CHARS, WORK_MILLIS, WORKERS, LEASE_SECONDS, SAMPLE),
             NovelProoferService::new);
 
     private final ServeContext context;
@@ -122,15 +131,51 @@ public final class NovelProoferService extends SystemService {
      * @param lease         how long a lease lasts unrenewed
      * @param model         the model of jobs that name none
      * @param sample        whether a sample job is created at start when there is no job
+     * @param rateLimitedRate how often an LLM call answers 429 with a retry-after
+     * @param retryAfter    the retry-after of such an answer
+     * @param llmRate       the most LLM calls per period for each model, or null for no limit
      */
     record Settings(double retryableRate, double fatalRate, int chunkChars, Duration work, int workers, Duration lease, String model,
-                    boolean sample) {
+                    boolean sample, double rateLimitedRate, Duration retryAfter, @Nullable RateLimit llmRate) {
         static Settings of(ServeContext context) {
             return new Settings(context.get(LLM_FAILURE_RATE), context.get(LLM_FATAL_RATE), context.get(CHUNK_CHARS),
                     Duration.ofMillis(context.get(WORK_MILLIS)), context.get(WORKERS), Duration.ofSeconds(context.get(LEASE_SECONDS)),
-                    JobsApi.model(context.get(LLM_MODEL), "--llm-model"), context.get(SAMPLE));
+                    JobsApi.model(context.get(LLM_MODEL), "--llm-model"), context.get(SAMPLE), context.get(LLM_429_RATE),
+                    Duration.ofMillis(context.get(LLM_RETRY_AFTER_MILLIS)), parseLlmRate(context.get(LLM_RATE)));
+        }
+
+        /** Returns the chunks' queue options: a rate limit per model with {@code --llm-rate}, none without. */
+        QueueOptions chunkQueue() {
+            return llmRate == null ? QueueOptions.defaults() : NovelProoferHost.perModel(llmRate.starts(), llmRate.period());
         }
     }
+
+    /**
+     * Reads {@code --llm-rate}: {@code off}, or {@code N/PERIOD} with a period such as {@code 500ms},
+     * {@code 1s} or {@code 1m}; the limit is per model.
+     *
+     * @throws IllegalArgumentException naming the option when {@code value} is neither
+     */
+    static @Nullable RateLimit parseLlmRate(String value) {
+        if (value.equals("off")) return null;
+        Matcher m = LLM_RATE_VALUE.matcher(value.trim());
+        if (m.matches()) {
+            try {
+                long amount = Long.parseLong(m.group(2));
+                Duration period = switch (m.group(3)) {
+                    case "ms" -> Duration.ofMillis(amount);
+                    case "s" -> Duration.ofSeconds(amount);
+                    default -> Duration.ofMinutes(amount);
+                };
+                return RateLimit.perKey(Integer.parseInt(m.group(1)), period, NovelProoferChunk.LLM_MODEL);
+            } catch (IllegalArgumentException e) {
+                // reported below (a number too large, no start, a period of 0)
+            }
+        }
+        throw new IllegalArgumentException("--llm-rate must be off or N/PERIOD (for example 5/1s, 100/1m, 2/500ms), not '" + value + "'");
+    }
+
+    private static final Pattern LLM_RATE_VALUE = Pattern.compile("(\\d{1,9})/(\\d{1,9})(ms|s|m)");
 
     NovelProoferService(ServeContext context) throws IOException {
         this(context, Settings.of(context), new AtomicReference<>());
@@ -142,8 +187,8 @@ public final class NovelProoferService extends SystemService {
      */
     private NovelProoferService(ServeContext context, Settings settings, AtomicReference<NovelProoferService> self) throws IOException {
         this(context, settings, new NovelProoferHost(context.store(), context.clock(), null, context.owner(), settings.workers(),
-                new SimulatedLlm(context.clock(), settings.retryableRate(), settings.fatalRate(), settings.work(),
-                        context.dataDir().resolve("llm-ledger.log"), context.owner()), settings.lease(),
+                new SimulatedLlm(context.clock(), settings.retryableRate(), settings.fatalRate(), settings.rateLimitedRate(), settings.retryAfter(),
+                        settings.work(), context.dataDir().resolve("llm-ledger.log"), context.owner()), settings.lease(), settings.chunkQueue(),
                 b -> b.soleOwner(context.soleOwner()).register(Step.MACHINE, Step.QUEUE, ctx -> self.get().runStep(ctx), QueueOptions.defaults())
                         .retain(Step.MACHINE, Retention.delete(Duration.ofHours(1)))));
         self.set(this);

@@ -20,13 +20,15 @@ import java.util.regex.Pattern;
 /**
  * The LLM of the service, simulated: it takes {@code latency} per call, then fails with a
  * retryable status (429 or 503) at {@code retryableRate}, with a fatal 400 at {@code fatalRate},
- * and otherwise answers the chunk with a few common slips corrected ({@link #proofread(String)}).
+ * with "429, retry after D" ({@link NovelProoferHost.RateLimited}) at {@code rateLimitedRate}, and
+ * otherwise answers the chunk with a few common slips corrected ({@link #proofread(String)}).
  * A rate of 0 never fails and 1 always does; in between each call draws from a generator seeded by
  * its chunk and its lease, so a call that runs again after a retry draws anew.
  *
  * <p>Every call that ends (answered or failed) appends one line to its ledger, a JSON object per
  * line: the time, this process's lease owner name, the job, the chunk, the attempt, the lease's
- * fencing token, the model and the outcome ({@code ok}, {@code 429}, {@code 503}, {@code 400}).
+ * fencing token, the model and the outcome ({@code ok}, {@code 429}, {@code 503}, {@code 400},
+ * or {@code 429-retry-after} for a 429 that names its wait).
  * The ledger is what the service's tests read to tell that no chunk was proofread again after it
  * was done. A real client implements {@link NovelProoferHost.Llm} the same way, over HTTP.
  */
@@ -37,6 +39,8 @@ public final class SimulatedLlm implements NovelProoferHost.Llm {
     private final Clock clock;
     private final double retryableRate;
     private final double fatalRate;
+    private final double rateLimitedRate;
+    private final Duration retryAfter;
     private final Duration latency;
     private final Path ledger;
     private final String owner;
@@ -52,6 +56,27 @@ public final class SimulatedLlm implements NovelProoferHost.Llm {
      * @param owner         the name of this process in the ledger
      */
     public SimulatedLlm(Clock clock, double retryableRate, double fatalRate, Duration latency, Path ledger, String owner) {
+        this(clock, retryableRate, fatalRate, 0, Duration.ZERO, latency, ledger, owner);
+    }
+
+    /**
+     * Creates the simulated LLM that also answers "429, retry after {@code retryAfter}".
+     *
+     * @param clock           the clock its latency and ledger times are on
+     * @param retryableRate   how often a call fails with 429 or 503 (without a wait), from 0 to 1
+     * @param fatalRate       how often a call fails with 400, from 0 to 1
+     * @param rateLimitedRate how often a call answers 429 with a retry-after, from 0 to 1
+     * @param retryAfter      the wait such an answer names
+     * @param latency         how long a call takes
+     * @param ledger          the file its calls are appended to
+     * @param owner           the name of this process in the ledger
+     */
+    public SimulatedLlm(Clock clock, double retryableRate, double fatalRate, double rateLimitedRate, Duration retryAfter, Duration latency,
+                        Path ledger, String owner) {
+        if (!(rateLimitedRate >= 0 && rateLimitedRate <= 1)) throw new IllegalArgumentException("rateLimitedRate must be from 0 to 1, was " + rateLimitedRate);
+        if (retryAfter.isNegative()) throw new IllegalArgumentException("retryAfter must be >= 0, was " + retryAfter);
+        this.rateLimitedRate = rateLimitedRate;
+        this.retryAfter = retryAfter;
         if (!(retryableRate >= 0 && retryableRate <= 1)) throw new IllegalArgumentException("retryableRate must be from 0 to 1, was " + retryableRate);
         if (!(fatalRate >= 0 && fatalRate <= 1)) throw new IllegalArgumentException("fatalRate must be from 0 to 1, was " + fatalRate);
         if (latency.isNegative()) throw new IllegalArgumentException("latency must be >= 0, was " + latency);
@@ -99,9 +124,14 @@ public final class SimulatedLlm implements NovelProoferHost.Llm {
         SplittableRandom random = new SplittableRandom(call.chunk() * 0x9E3779B97F4A7C15L ^ call.fencingToken());
         boolean fatal = random.nextDouble() < fatalRate;
         boolean retryable = random.nextDouble() < retryableRate;
+        boolean rateLimited = rateLimitedRate > 0 && random.nextDouble() < rateLimitedRate;    // no draw at 0: the other draws stay as they were
         if (fatal) {
             record(call, "400");
             throw new ErrorClassifier.StatusException(400, "the model refused the request (simulated)");
+        }
+        if (rateLimited) {
+            record(call, "429-retry-after");
+            throw new NovelProoferHost.RateLimited(retryAfter, "rate limited, retry after " + retryAfter.toMillis() + " ms (simulated)");
         }
         if (retryable) {
             int status = random.nextBoolean() ? 429 : 503;

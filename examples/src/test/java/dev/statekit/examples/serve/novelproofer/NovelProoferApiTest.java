@@ -10,6 +10,7 @@ import dev.statekit.examples.hosts.NovelProoferHost;
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.Reply;
 import dev.statekit.examples.serve.ServeCommand;
+import dev.statekit.store.HistoryEntry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.http.HttpRequest;
@@ -365,5 +366,62 @@ class NovelProoferApiTest {
         assertThat(service.service().fireUser(NovelProoferJob.MACHINE, id, "RESET", "dave").isApplied()).isTrue();
         api.awaitGet("/jobs/" + id, r -> r.status() == 404, WITHIN);
         assertThat(api.get("/jobs").json().path("jobs")).hasSize(1);
+    }
+
+    @Test
+    void aRateLimitedLlmHoldsItsModelBackWithinTheLimitAndTheJobStillCompletes() throws Exception {
+        Duration retryAfter = Duration.ofMillis(300);
+        Duration period = Duration.ofMillis(500);
+        int perPeriod = 5;
+        ServeCommand.Running service = start("--llm-429-rate", "0.5", "--llm-retry-after-millis", Long.toString(retryAfter.toMillis()),
+                "--llm-rate", perPeriod + "/" + period.toMillis() + "ms", "--workers", "3");
+        ApiClient api = new ApiClient(service.base()).as("erin");
+        List<String> paragraphs = new ArrayList<>();
+        for (int i = 0; i < 12; i++) paragraphs.add("Paragraph " + i + ": teh lamps swung  in the wind , again.");
+        long id = api.post("/jobs", json(java.util.Map.of("title", "Busy", "text", String.join("\n\n", paragraphs), "process", true)))
+                .json().path("id").asLong();
+        ApiClient.Response gated = api.awaitGet("/jobs/" + id, r -> is(r, "paused", "merge"), WITHIN);
+        assertThat(gated.json().path("progress").path("done_chunks").asInt()).isEqualTo(12);
+
+        NovelProoferService proofer = (NovelProoferService) service.service();
+        record Step(long chunk, HistoryEntry entry) {}
+        List<Step> steps = new ArrayList<>();
+        for (var chunk : proofer.host().chunks(id)) {
+            assertThat(chunk.state()).isEqualTo(NovelProoferChunk.State.DONE);
+            assertThat(chunk.record().retries()).as("a 429 with a retry-after is a wait, not a retry").isZero();
+            for (HistoryEntry e : proofer.engine().history(chunk.id())) steps.add(new Step(chunk.id(), e));
+        }
+        steps.sort(java.util.Comparator.comparing((Step s) -> s.entry().at()));
+        List<Step> claims = steps.stream().filter(s -> s.entry().to().equals(NovelProoferChunk.State.PROCESSING.name())).toList();
+        List<Step> snoozes = steps.stream().filter(s -> s.entry().event().equals(NovelProoferChunk.Event.RELEASE.name())
+                && String.valueOf(s.entry().reason()).startsWith("rate limited; retry after")).toList();
+        long answered429 = Files.readAllLines(data.resolve("llm-ledger.log")).stream().filter(l -> l.contains("\"429-retry-after\"")).count();
+        assertThat(snoozes).as("every 429 with a retry-after snoozed its chunk").hasSize((int) answered429).isNotEmpty();
+        assertThat(claims).hasSize(12 + snoozes.size());
+
+        // the hold: from the snooze until retry-after past the snoozed chunk's claim, no other chunk of the model started
+        int heldBack = 0;
+        for (Step snooze : snoozes) {
+            Step claimed = claims.stream().filter(c -> c.chunk() == snooze.chunk() && !c.entry().at().isAfter(snooze.entry().at()))
+                    .reduce((a, b) -> b).orElseThrow();
+            java.time.Instant holdEnd = claimed.entry().at().plus(retryAfter);
+            for (Step c : claims) {
+                boolean inHold = !c.entry().at().isBefore(snooze.entry().at()) && c.entry().at().isBefore(holdEnd);
+                assertThat(inHold).as("chunk %d started at %s, inside the hold of chunk %d (%s to %s)", c.chunk(), c.entry().at(),
+                        snooze.chunk(), snooze.entry().at(), holdEnd).isFalse();
+            }
+            for (long other : steps.stream().map(Step::chunk).distinct().toList()) {
+                Step last = steps.stream().filter(s -> s.chunk() == other && s.entry().at().isBefore(snooze.entry().at()))
+                        .reduce((a, b) -> b).orElse(null);
+                if (other != snooze.chunk() && last != null && last.entry().to().equals(NovelProoferChunk.State.PENDING.name())) heldBack++;
+            }
+        }
+        assertThat(heldBack).as("some chunk of the model was pending during a hold").isPositive();
+
+        // the rate limit: no window of the period holds more than its starts
+        for (int i = 0; i + perPeriod < claims.size(); i++) {
+            assertThat(claims.get(i + perPeriod).entry().at()).as("start %d", i + perPeriod)
+                    .isAfterOrEqualTo(claims.get(i).entry().at().plus(period));
+        }
     }
 }
