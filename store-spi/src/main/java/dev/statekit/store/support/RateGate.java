@@ -16,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The store gives the starts of each key within the window ({@link RateLimit#windowAfter}) and
  * the keys held at the claim's time, both read under the lock that serialises the queue's claims,
- * then writes one start per key of {@link #started()} with the claims. Belongs to one claim.
+ * then writes one start per task claimed, under its key ({@link RateLimit#keyOf}), at the time of
+ * the claim's history entry, so that the starts counted are those the history shows. Belongs to
+ * one claim.
  *
  * @param <T> a candidate task
  * @param <X> what the store may throw
@@ -62,7 +64,7 @@ public final class RateGate<T, X extends Exception> implements ClaimPicker.Candi
         return heldUntil != null && heldUntil.isAfter(now);
     }
 
-    /** Returns how many tasks of each key this claim took: the starts to write. */
+    /** Returns how many tasks of each key this claim took (counted against the limit within the claim). */
     public Map<String, Integer> started() {
         return Map.copyOf(started);
     }
