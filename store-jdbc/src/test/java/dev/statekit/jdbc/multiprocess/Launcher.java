@@ -94,6 +94,30 @@ final class Launcher {
         }
     }
 
+    /** Writes {@code line} to the standard input of {@code n}: a command of the test's protocol with that node. */
+    static void send(NodeProcess n, String line) throws IOException {
+        n.process().getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        n.process().getOutputStream().flush();
+    }
+
+    /**
+     * Waits until the log of {@code n} holds a line starting with {@code start}, failing after
+     * {@code timeout} or when the process ends first.
+     */
+    void awaitLine(NodeProcess n, String start, java.time.Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (Files.exists(n.log())) {
+                for (String line : new String(Files.readAllBytes(n.log()), StandardCharsets.UTF_8).split("\n")) {
+                    if (line.startsWith(start)) return;
+                }
+            }
+            if (!n.process().isAlive()) fail("node " + n.app() + " ended before writing '" + start + "'" + tails());
+            if (System.nanoTime() > deadline) fail("node " + n.app() + " did not write '" + start + "' within " + timeout + tails());
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+    }
+
     /** Stops {@code n} gracefully: the end of its input tells it to stop; killed if it has not ended within 30 s. */
     static void stop(NodeProcess n) throws InterruptedException {
         try {
