@@ -105,6 +105,15 @@ public final class StatekitMetrics implements RuntimeListener, MeterBinder {
         return this;
     }
 
+    /**
+     * Reads the runtime's metrics now, for the gauges of every bound registry, registering the
+     * gauges of machines, queues and states met for the first time (otherwise they appear at the
+     * first read of a gauge after the refresh interval).
+     */
+    public void refresh() {
+        for (MeterRegistry r : registries) read(r);
+    }
+
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
