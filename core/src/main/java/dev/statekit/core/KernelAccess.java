@@ -3,6 +3,7 @@ package dev.statekit.core;
 import dev.statekit.core.internal.Adjust;
 import dev.statekit.core.internal.GroupResolved;
 import dev.statekit.core.internal.Kernel;
+import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
@@ -26,9 +27,12 @@ final class KernelAccess implements Kernel {
     private final Listeners listeners;
     private final Groups groups;
     private final Records records;
+    private final List<TaskInterceptor> interceptors;
 
-    KernelAccess(TransitionEngine engine, Commit commit, Listeners listeners, Groups groups, Records records) {
+    KernelAccess(TransitionEngine engine, Commit commit, Listeners listeners, Groups groups, Records records,
+                 List<TaskInterceptor> interceptors) {
         this.engine = engine;
+        this.interceptors = interceptors;
         this.records = records;
         this.commit = commit;
         this.listeners = listeners;
@@ -38,6 +42,11 @@ final class KernelAccess implements Kernel {
     @Override
     public TransitionEngine engine() {
         return engine;
+    }
+
+    @Override
+    public List<TaskInterceptor> interceptors() {
+        return interceptors;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package dev.statekit.core;
 
 import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.Attributes;
 import dev.statekit.store.CreateResult;
 import dev.statekit.store.ErrorCode;
 import dev.statekit.store.HistoryEntry;
@@ -12,7 +14,9 @@ import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -29,11 +33,13 @@ final class Records {
     private final Store store;
     private final Clock clock;
     private final Listeners listeners;
+    private final List<TaskInterceptor> interceptors;
 
-    Records(Store store, Clock clock, Listeners listeners) {
+    Records(Store store, Clock clock, Listeners listeners, List<TaskInterceptor> interceptors) {
         this.store = store;
         this.clock = clock;
         this.listeners = listeners;
+        this.interceptors = interceptors;
     }
 
     /** Creates a task as {@link TransitionEngine#create(Machine, TaskSpec)} says. */
@@ -62,7 +68,7 @@ final class Records {
     NewTask newTask(Machine<?, ?> machine, TaskSpec spec) {
         String queue = spec.queue() != null ? spec.queue() : defaultQueue(machine);
         NewTask task = new NewTask(machine.name(), machine.version(), machine.initial().name(), queue, spec.priority(),
-                spec.parentId(), spec.attributes(), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(),
+                spec.parentId(), intercepted(machine, spec), spec.payload(), spec.idempotencyKey(), spec.notBefore(), clock.now(),
                 spec.dependsOn());
         String unique = spec.uniqueKey();
         if (unique == null) return task;
@@ -71,6 +77,19 @@ final class Records {
                     + " declares no unique states (MachineBuilder.unique): a unique key would hold nowhere");
         }
         return task.withUniqueKey(unique, machine.uniqueStateNames());
+    }
+
+    /** Returns the attributes of {@code spec} with what the interceptors add; the spec's own win. */
+    private Attributes intercepted(Machine<?, ?> machine, TaskSpec spec) {
+        Attributes own = spec.attributes();
+        if (interceptors.isEmpty()) return own;
+        Map<String, String> added = new HashMap<>();
+        for (TaskInterceptor i : interceptors) {
+            Map<String, String> more = Objects.requireNonNull(i.onCreate(machine.name(), spec.parentId()),
+                    "an interceptor returned null attributes");
+            more.forEach((k, v) -> { if (!own.contains(k)) added.put(k, v); });
+        }
+        return added.isEmpty() ? own : own.with(added);
     }
 
     private static <S extends Enum<S>, E extends Enum<E>> String defaultQueue(Machine<S, E> machine) {

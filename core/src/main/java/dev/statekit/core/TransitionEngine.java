@@ -3,6 +3,7 @@ package dev.statekit.core;
 import dev.statekit.core.internal.Kernel;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ArchivedTask;
 import dev.statekit.store.ErrorCode;
@@ -39,6 +40,7 @@ public final class TransitionEngine {
     private final Store store;
     private final Clock clock;
     private final Listeners listeners;
+    private final List<TaskInterceptor> interceptors;
     private final Commit commit;
     private final Groups groups;
     private final Awaits awaits;
@@ -52,27 +54,28 @@ public final class TransitionEngine {
     }
 
     TransitionEngine(TransitionEngineBuilder b) {
-        this(Objects.requireNonNull(b.store, "store"), b.clock, b.authorizer, b.maxConflictRetries, new Listeners(b.listeners, b.store), null,
-                b.awaitRecheck);
+        this(Objects.requireNonNull(b.store, "store"), b.clock, b.authorizer, b.maxConflictRetries, new Listeners(b.listeners, b.store),
+                List.copyOf(b.interceptors), null, b.awaitRecheck);
     }
 
     /** A view of {@code base} over {@code other}: the same clock, authorizer, subscribers and waits. */
     private TransitionEngine(TransitionEngine base, Store other) {
-        this(other, base.clock, base.authorizer, base.maxConflictRetries, base.listeners.on(other), base.awaits, null);
+        this(other, base.clock, base.authorizer, base.maxConflictRetries, base.listeners.on(other), base.interceptors, base.awaits, null);
     }
 
     private TransitionEngine(Store store, Clock clock, Authorizer authorizer, int maxConflictRetries, Listeners listeners,
-                             @Nullable Awaits awaits, @Nullable Duration awaitRecheck) {
+                             List<TaskInterceptor> interceptors, @Nullable Awaits awaits, @Nullable Duration awaitRecheck) {
         this.store = store;
         this.clock = clock;
         this.authorizer = authorizer;
         this.maxConflictRetries = maxConflictRetries;
         this.listeners = listeners;
+        this.interceptors = interceptors;
         this.commit = new Commit(store, clock, listeners, authorizer, maxConflictRetries);
-        this.records = new Records(store, clock, listeners);
+        this.records = new Records(store, clock, listeners, interceptors);
         this.groups = new Groups(records, listeners, store, clock);
         this.awaits = awaits != null ? awaits : new Awaits(store, clock, Objects.requireNonNull(awaitRecheck), listeners::add);
-        this.kernel = new KernelAccess(this, commit, listeners, groups, records);
+        this.kernel = new KernelAccess(this, commit, listeners, groups, records, interceptors);
     }
 
     /** Returns a builder: a store is required; the clock defaults to {@link Clock#system()}. */

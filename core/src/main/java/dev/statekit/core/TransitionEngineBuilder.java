@@ -1,6 +1,7 @@
 package dev.statekit.core;
 
 import dev.statekit.core.spi.Clock;
+import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.Store;
 import java.time.Duration;
@@ -14,6 +15,7 @@ public final class TransitionEngineBuilder {
     @Nullable Store store;
     Clock clock = Clock.system();
     final List<TransitionListener> listeners = new ArrayList<>();
+    final List<TaskInterceptor> interceptors = new ArrayList<>();
     int maxConflictRetries = 100;
     Duration awaitRecheck = Duration.ofSeconds(1);
     Authorizer authorizer = Authorizer.ALLOW_ALL;
@@ -35,6 +37,15 @@ public final class TransitionEngineBuilder {
     /** Adds a listener, called after every applied change in the order added. */
     public TransitionEngineBuilder listener(TransitionListener value) {
         listeners.add(Objects.requireNonNull(value, "listener"));
+        return this;
+    }
+
+    /**
+     * Adds an interceptor: it adds attributes to every task this engine creates, and runs around
+     * every attempt of runtimes over this engine, in the order added (the first added outermost).
+     */
+    public TransitionEngineBuilder interceptor(TaskInterceptor value) {
+        interceptors.add(Objects.requireNonNull(value, "interceptor"));
         return this;
     }
 

@@ -5,6 +5,7 @@ import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
@@ -57,6 +58,9 @@ public interface Kernel {
 
     /** Returns the engine. */
     TransitionEngine engine();
+
+    /** Returns the engine's interceptors, in the order added. */
+    List<TaskInterceptor> interceptors();
 
     /** Fires {@code event} at task {@code taskId} with the runtime's adjustment of the written record. */
     <S extends Enum<S>, E extends Enum<E>> Outcome<S> fire(Machine<S, E> machine, long taskId, E event, Command command,

@@ -32,6 +32,7 @@ final class MetricsReader {
     private static final class Tally {
         final Map<String, Long> states = new HashMap<>();
         long running;
+        long waiting;
         @Nullable Instant oldestReady;
     }
 
@@ -44,10 +45,10 @@ final class MetricsReader {
             Tally t = tallies.computeIfAbsent(new RuntimeEvents.Pair(c.machine(), c.queue()), p -> new Tally());
             t.states.merge(c.state(), c.tasks(), Long::sum);
             t.running += c.leased();
+            if (!claimable(c.machine(), c.queue(), c.state())) continue;
+            t.waiting += c.tasks() - c.leased();
             Instant ready = c.oldestReady();
-            if (ready != null && claimable(c.machine(), c.queue(), c.state()) && (t.oldestReady == null || ready.isBefore(t.oldestReady))) {
-                t.oldestReady = ready;
-            }
+            if (ready != null && (t.oldestReady == null || ready.isBefore(t.oldestReady))) t.oldestReady = ready;
         }
         Map<String, QueueRecord> queues = new HashMap<>();
         List<QueueMetrics> out = new ArrayList<>(tallies.size());
@@ -55,7 +56,7 @@ final class MetricsReader {
             QueueRecord q = queues.computeIfAbsent(p.queue(), ctx.store::queue);
             Instant ready = t.oldestReady;
             Duration age = ready == null ? null : RuntimeEvents.between(ready, now);
-            out.add(new QueueMetrics(p.machine(), p.queue(), t.states, t.running, q.paused(), q.concurrency(), age,
+            out.add(new QueueMetrics(p.machine(), p.queue(), t.states, t.running, t.waiting, q.paused(), q.concurrency(), age,
                     ctx.events.lastMinute(p.machine(), p.queue(), now)));
         });
         return new RuntimeMetrics(now, out);

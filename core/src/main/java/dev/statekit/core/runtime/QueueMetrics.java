@@ -18,6 +18,10 @@ import org.jspecify.annotations.Nullable;
  *                         name in name order; states without tasks are absent
  * @param running          how many of them hold a lease (in every process; expired leases not yet
  *                         recovered included)
+ * @param waiting          how many of them wait to run: in a state this runtime claims from and
+ *                         holding no lease, those whose not-before time is still ahead (a retry's
+ *                         back-off) included; 0 when this runtime does not serve the machine (then it
+ *                         does not know which of its states are runnable)
  * @param paused           whether the queue is paused (or stopping after its current tasks)
  * @param concurrency      the queue's concurrency limit; 0 means none
  * @param oldestReadyAge   how long the longest-waiting runnable task has been ready (since the later
@@ -27,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *                         know which of its states are runnable)
  * @param lastMinute       what this runtime did for the machine on the queue over the last minute
  */
-public record QueueMetrics(String machine, String queue, Map<String, Long> states, long running, boolean paused, int concurrency,
+public record QueueMetrics(String machine, String queue, Map<String, Long> states, long running, long waiting, boolean paused, int concurrency,
                            @Nullable Duration oldestReadyAge, LastMinute lastMinute) {
     /**
      * Creates metrics; {@code states} is copied in name order.
@@ -39,7 +43,7 @@ public record QueueMetrics(String machine, String queue, Map<String, Long> state
         Objects.requireNonNull(queue, "queue");
         Objects.requireNonNull(lastMinute, "lastMinute");
         states = Collections.unmodifiableMap(new TreeMap<>(states));
-        if (running < 0 || concurrency < 0) throw new IllegalArgumentException("running and concurrency must be >= 0");
+        if (running < 0 || waiting < 0 || concurrency < 0) throw new IllegalArgumentException("running, waiting and concurrency must be >= 0");
     }
 
     /** Returns how many tasks of the machine on the queue are in {@code state} (0 if none). */

@@ -3,6 +3,7 @@ package dev.statekit.core.runtime;
 import dev.statekit.core.Ending;
 
 import dev.statekit.core.spi.Cancellable;
+import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.WorkResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -177,10 +178,13 @@ final class SlotLoop {
         return result;
     }
 
-    /** Calls the worker of {@code run}; whatever it throws, an {@code Error} included, becomes a failure. */
+    /**
+     * Calls the worker of {@code run} inside the engine's interceptors; whatever they throw, an
+     * {@code Error} included, becomes a failure.
+     */
     private <S extends Enum<S>, E extends Enum<E>> WorkResult call(Run<S, E> run) {
         try {
-            WorkResult result = run.reg.worker.work(run);
+            WorkResult result = intercepted(run, 0);
             return result != null ? result : WorkResult.fatal(Settlement.NO_RESULT, "the worker returned no result");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -188,6 +192,13 @@ final class SlotLoop {
         } catch (Throwable e) {      // an Error past work() must not take the slot or leave the task running
             return classify(run, e);
         }
+    }
+
+    /** Runs the interceptors from {@code index} on around the worker of {@code run}. */
+    private <S extends Enum<S>, E extends Enum<E>> WorkResult intercepted(Run<S, E> run, int index) throws Exception {
+        List<TaskInterceptor> interceptors = ctx.kernel.interceptors();
+        if (index == interceptors.size()) return run.reg.worker.work(run);
+        return interceptors.get(index).aroundWork(run, () -> intercepted(run, index + 1));
     }
 
     private WorkResult classify(Run<?, ?> run, Throwable e) {

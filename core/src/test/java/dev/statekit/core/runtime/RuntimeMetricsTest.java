@@ -85,6 +85,7 @@ class RuntimeMetricsTest {
         assertThat(m.total()).isEqualTo(5);
         assertThat(m.running()).isZero();
         assertThat(m.oldestReadyAge()).as("the retried task waits for its back-off").isNull();
+        assertThat(m.waiting()).as("the retried task waits, its back-off ahead").isEqualTo(1);
 
         clock.advance(Duration.ofSeconds(10));
         executor.runAll();
@@ -145,6 +146,7 @@ class RuntimeMetricsTest {
         QueueMetrics jobs = metrics.of("job", "jobs").orElseThrow();
         assertThat(jobs.states()).containsExactly(Map.entry("QUEUED", 2L), Map.entry("RUNNING", 1L));
         assertThat(jobs.running()).isEqualTo(1);
+        assertThat(jobs.waiting()).as("the second and the one not yet runnable; the claimed one runs").isEqualTo(2);
         assertThat(jobs.paused()).isTrue();
         assertThat(jobs.concurrency()).isEqualTo(3);
         assertThat(jobs.oldestReadyAge()).as("created 10 s ago and kept back by the pause").isEqualTo(Duration.ofSeconds(10));
@@ -152,6 +154,7 @@ class RuntimeMetricsTest {
         QueueMetrics reports = metrics.of("report", "reports").orElseThrow();
         assertThat(reports.states()).containsExactly(Map.entry("WAITING", 1L));
         assertThat(reports.oldestReadyAge()).as("which states are runnable is not known for a machine not served").isNull();
+        assertThat(reports.waiting()).as("nor which of its tasks wait").isZero();
         assertThat(reports.paused()).isFalse();
         assertThat(reports.concurrency()).isZero();
         assertThat(metrics.of("job", "other")).isEmpty();
