@@ -12,7 +12,7 @@ const FILTER = ['machine', 'state', 'queue', 'parent', 'errorCode', 'createdFrom
 const TIMES = ['createdFrom', 'createdTo', 'updatedFrom', 'updatedTo'];
 const LABELS = {
   state: 'state', queue: 'queue', parent: 'parent', errorCode: 'error code',
-  createdFrom: 'created from', createdTo: 'created before', updatedFrom: 'changed from', updatedTo: 'changed before',
+  createdFrom: 'created from', createdTo: 'created before', updatedFrom: 'last changed from', updatedTo: 'last changed before',
 };
 
 function pad(n) {
@@ -83,8 +83,9 @@ export function bulkView(app, params) {
   const form = el('form', { class: 'filters bulk-filter', id: 'bulk-filter' },
     el('div', { class: 'filter-row' }, machineSelect, stateSelect, queueSelect, parentInput, errorInput),
     el('div', { class: 'filter-row' },
-      el('label', {}, 'Created from ', timeInputs.createdFrom), el('label', {}, ' before ', timeInputs.createdTo),
-      el('label', {}, 'Changed from ', timeInputs.updatedFrom), el('label', {}, ' before ', timeInputs.updatedTo)),
+      el('label', {}, 'Created from', timeInputs.createdFrom), el('label', {}, 'before', timeInputs.createdTo)),
+    el('div', { class: 'filter-row' },
+      el('label', {}, 'Last changed from', timeInputs.updatedFrom), el('label', {}, 'before', timeInputs.updatedTo)),
     el('div', { class: 'filter-row' }, countButton, el('a', { href: '#/bulk', class: 'button-link', text: 'Clear' })));
   const node = el('div', {},
     el('h1', { text: 'Bulk actions' }),
@@ -273,7 +274,7 @@ export function schedulesView(app) {
     errors,
     el('section', { class: 'panel' },
       el('p', { class: 'muted', text: 'Each schedule creates a task of its machine at each occurrence, for every process on the store.' }),
-      table(['Schedule', 'Machine', 'When', 'Misfire', 'State', 'Next occurrences', 'Last taken', app.readOnly ? null : 'Controls'],
+      table(['Schedule', 'Machine', 'When', 'Misfire', 'State', 'Next occurrences', 'Taken up to', app.readOnly ? null : 'Controls'],
         body, { class: 'schedules' }),
       confirmBox, message));
   const rows = new Map();

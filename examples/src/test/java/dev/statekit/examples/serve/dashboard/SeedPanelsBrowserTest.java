@@ -79,6 +79,7 @@ class SeedPanelsBrowserTest {
         try {
             browser.assertNoConsoleErrors();
         } finally {
+            browser.driver.get("about:blank");      // the page stops reading this test's service before it stops
             if (running != null) running.close();
         }
     }
@@ -142,7 +143,6 @@ class SeedPanelsBrowserTest {
                     .isEqualTo("RETRY by " + OPERATOR));
         }
         browser.awaitAttribute(By.id("bulk-count"), "data-count", "0");
-        browser.screenshot("bulk");
         browser.open(running.base(), "#/task/" + missing.get(0));
         browser.waiting().until(d -> d.findElement(By.id("history")).getText().contains("RETRY by user " + OPERATOR));
 
@@ -163,6 +163,8 @@ class SeedPanelsBrowserTest {
         assertThat(browser.driver.findElement(By.cssSelector("#bulk-result tr[data-refusal='" + CompressionTask.TASK_FINISHED + "'] td.num")).getText())
                 .isEqualTo("6");
         assertThat(browser.driver.findElement(By.id("bulk-message")).getText()).isEqualTo("Cancel: 1 applied, 6 refused of 7 matched.");
+        browser.awaitAttribute(By.id("bulk-count"), "data-count", "7");
+        browser.screenshot("bulk");
         awaitState(waiting, "CANCELED");
         assertThat(history(waiting)).anySatisfy(h -> assertThat(h.path("event").asText() + " by " + h.path("actor").asText())
                 .isEqualTo("CANCEL by " + OPERATOR));
