@@ -3,6 +3,7 @@ package dev.statekit.examples.serve;
 import dev.statekit.core.Command;
 import dev.statekit.core.ops.BulkCount;
 import dev.statekit.core.ops.BulkResult;
+import dev.statekit.core.ops.ScheduleView;
 import dev.statekit.core.ops.TaskFilter;
 import dev.statekit.core.ops.TaskOperations;
 import dev.statekit.core.GroupProgress;
@@ -24,6 +25,7 @@ import java.io.UncheckedIOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +33,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,12 +57,17 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /ui/api/tasks/{id}/retry-failed-children}: {@link Service#retryFailedChildren};</li>
  *   <li>{@code POST /ui/api/queues/{queue}/pause}, {@code /resume}, {@code /stop-after-current},
  *       {@code /concurrency} {@code {"limit": n}}: the queue's controls;</li>
- *   <li>{@code POST /ui/api/bulk/count} {@code {"machine": …, "state": …, "queue": …, "parent": …}}: how many
- *       tasks of the task list's filter there are now ({@code count}) and the last of them ({@code upTo});</li>
+ *   <li>{@code POST /ui/api/bulk/count} {@code {"machine": …, "state": …, "queue": …, "parent": …, "errorCode": …,
+ *       "createdFrom": …, "createdTo": …, "updatedFrom": …, "updatedTo": …}}: how many tasks of the filter there are
+ *       now ({@code count}) and the last of them ({@code upTo});</li>
  *   <li>{@code POST /ui/api/bulk/retry}, {@code /cancel}, {@code /delete} with that filter and the count's
  *       {@code upTo} (and for a retry the user {@code event} to fire): {@link TaskOperations#retryAll(TaskFilter,
  *       Enum, boolean, Command)}, {@link TaskOperations#cancelAll}, {@link TaskOperations#deleteAll} over the tasks
- *       counted, answering what was applied, requested, refused (by code) and failed.</li>
+ *       counted, answering what was applied, requested, refused (by code) and failed;</li>
+ *   <li>{@code GET /ui/api/schedules}: the recurring schedules of the service's machines with their next
+ *       occurrences ({@link TaskOperations#schedules()});</li>
+ *   <li>{@code POST /ui/api/schedules/{name}/pause}, {@code /resume}, {@code /delete}: {@link TaskOperations#pauseSchedule},
+ *       {@link TaskOperations#resumeSchedule}, {@link TaskOperations#deleteSchedule}.</li>
  * </ul>
  * With {@code --read-only-dashboard} the page shows no controls and every POST answers 403
  * {@code FORBIDDEN}. The actor of a change is the request's {@code X-User}.
@@ -74,6 +82,7 @@ final class Dashboard {
             "api.js", "text/javascript; charset=utf-8",
             "dom.js", "text/javascript; charset=utf-8",
             "views.js", "text/javascript; charset=utf-8",
+            "panels.js", "text/javascript; charset=utf-8",
             "diagram.js", "text/javascript; charset=utf-8",
             "app.css", "text/css; charset=utf-8",
             "icon.svg", "image/svg+xml");
@@ -121,6 +130,8 @@ final class Dashboard {
         router.post("/ui/api/queues/{queue}/concurrency", change(x -> queueControl(x, "concurrency")));
         router.post("/ui/api/bulk/count", change(this::bulkCount));
         router.post("/ui/api/bulk/{action}", change(this::bulk));
+        router.get("/ui/api/schedules", x -> Reply.ok(schedules()));
+        router.post("/ui/api/schedules/{name}/{action}", change(this::scheduleControl));
     }
 
     /** A route that changes something: 403 when the dashboard is read-only. */
@@ -301,7 +312,8 @@ final class Dashboard {
 
     // --- bulk actions -------------------------------------------------------------------------
 
-    private static final Set<String> FILTER_FIELDS = Set.of("machine", "state", "queue", "parent");
+    private static final Set<String> FILTER_FIELDS = Set.of("machine", "state", "queue", "parent", "errorCode", "createdFrom", "createdTo",
+            "updatedFrom", "updatedTo");
 
     private Reply bulkCount(Exchange x) {
         JsonBody body = x.body().requireOnly(FILTER_FIELDS);
@@ -356,7 +368,10 @@ final class Dashboard {
         return operations().retryAll(filter, event, false, command);
     }
 
-    /** The task list's filter in {@code body}: a machine (required), and a state, a queue and a parent if given. */
+    /**
+     * The filter in {@code body}: a machine (required), and a state, a queue, a parent, a last error code and
+     * created or updated time ranges (start inclusive, end exclusive) if given.
+     */
     private TaskFilter<?, ?> filter(JsonBody body) {
         String name = body.string("machine", 200)
                 .orElseThrow(() -> ApiException.badField("machine", "is required: a bulk action concerns the tasks of one machine"));
@@ -382,7 +397,69 @@ final class Dashboard {
         if (queue.isPresent()) filter = filter.queue(queue.get());
         Optional<Long> parent = body.integer("parent", 1, Long.MAX_VALUE);
         if (parent.isPresent()) filter = filter.parent(parent.get());
-        return filter;
+        Optional<String> errorCode = body.string("errorCode", 200);
+        if (errorCode.isPresent()) filter = filter.errorCode(errorCode.get());
+        Instant createdFrom = instant(body, "createdFrom");
+        Instant createdTo = instant(body, "createdTo");
+        Instant updatedFrom = instant(body, "updatedFrom");
+        Instant updatedTo = instant(body, "updatedTo");
+        return filter.createdBetween(createdFrom, createdTo).updatedBetween(updatedFrom, updatedTo);
+    }
+
+    /** An instant of the filter, ISO-8601 as {@code 2024-05-01T10:00:00Z}, if given. */
+    private static @Nullable Instant instant(JsonBody body, String field) {
+        Optional<String> text = body.string(field, 64);
+        if (text.isEmpty()) return null;
+        try {
+            return Instant.parse(text.get());
+        } catch (DateTimeParseException e) {
+            throw ApiException.badField(field, "is an instant such as 2024-05-01T10:00:00Z, not '" + Router.truncate(text.get()) + "'");
+        }
+    }
+
+    // --- schedules ----------------------------------------------------------------------------
+
+    /** The recurring schedules of the service's machines, by name, each with its next occurrences. */
+    private Map<String, Object> schedules() {
+        Map<String, Machine<?, ?>> machines = machines();
+        List<Object> list = new ArrayList<>();
+        for (ScheduleView v : operations().schedules()) {
+            if (machines.containsKey(v.record().machine())) list.add(DashboardViews.schedule(v));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("now", service.engine().clock().now().toString());
+        body.put("schedules", list);
+        return body;
+    }
+
+    private Reply scheduleControl(Exchange x) {
+        String name = URLDecoder.decode(x.parameter("name"), StandardCharsets.UTF_8);
+        String action = x.parameter("action");
+        if (!Set.of("pause", "resume", "delete").contains(action)) {
+            throw new ApiException(404, "NOT_FOUND", "no schedule action " + Router.truncate(action) + "; the actions: pause, resume, delete");
+        }
+        String actor = x.actor();
+        x.body().requireOnly(Set.of());
+        TaskOperations operations = operations();
+        Optional<ScheduleView> found = operations.schedule(name).filter(v -> machines().containsKey(v.record().machine()));
+        if (found.isEmpty()) throw new ApiException(404, "NOT_FOUND", "this service has no schedule " + Router.truncate(name));
+        Map<String, Object> answer;
+        switch (action) {
+            case "pause" -> answer = DashboardViews.schedule(operations.pauseSchedule(name).orElseThrow(() -> gone(name)));
+            case "resume" -> answer = DashboardViews.schedule(operations.resumeSchedule(name).orElseThrow(() -> gone(name)));
+            default -> {
+                if (!operations.deleteSchedule(name)) throw gone(name);
+                answer = new LinkedHashMap<>();
+                answer.put("name", name);
+                answer.put("deleted", true);
+            }
+        }
+        log.info("dashboard: {} {} schedule {}", actor, action, name);
+        return Reply.ok(answer);
+    }
+
+    private static ApiException gone(String name) {
+        return new ApiException(404, "NOT_FOUND", "schedule " + Router.truncate(name) + " was deleted meanwhile");
     }
 
     private TaskOperations operations() {

@@ -4,9 +4,11 @@ import dev.statekit.core.Ending;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Transition;
+import dev.statekit.core.ops.ScheduleView;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.QueueRecord;
+import dev.statekit.store.ScheduleRecord;
 import dev.statekit.store.StateCount;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
@@ -56,6 +58,7 @@ final class DashboardViews {
             rows.add(row);
         }
         body.put("transitions", rows);
+        body.put("cancelEvent", machine.cancelEvent() == null ? null : machine.cancelEvent().name());
         return body;
     }
 
@@ -265,6 +268,31 @@ final class DashboardViews {
         }
         TaskError e = r.lastError();
         return e != null && (has(e.code(), needle) || has(e.message(), needle));
+    }
+
+    /**
+     * Returns a recurring schedule: its template's machine, queue and attributes, its timing and
+     * misfire policy as text, whether it is paused, how far it has run, and its next occurrences.
+     */
+    static Map<String, Object> schedule(ScheduleView view) {
+        ScheduleRecord r = view.record();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", r.name());
+        body.put("machine", r.machine());
+        body.put("queue", r.queue());
+        body.put("priority", r.priority());
+        body.put("kind", r.kind());
+        body.put("timing", view.recurrence().schedule().describe());
+        body.put("misfire", view.recurrence().misfire().toString());
+        body.put("paused", r.paused());
+        body.put("last", text(r.last()));
+        body.put("nextDue", r.nextDue().toString());
+        List<String> next = new ArrayList<>();
+        for (Instant t : view.next()) next.add(t.toString());
+        body.put("next", next);
+        body.put("attributes", new TreeMap<>(r.attributes().asMap()));
+        body.put("version", r.version());
+        return body;
     }
 
     private static boolean has(@Nullable String text, String needle) {

@@ -7,7 +7,7 @@ import { el, fill, link, when, since, refreshAgo } from './dom.js';
 import { drawDiagram } from './diagram.js';
 
 /** Returns a refresh that reads with fetch and shows with render, showing only the newest read. */
-function sequenced(fetch, render) {
+export function sequenced(fetch, render) {
   // (render is called with every newest read; parts of a page redraw only when their data changed)
   let issued = 0;
   let shown = 0;
@@ -21,7 +21,7 @@ function sequenced(fetch, render) {
 }
 
 /** Returns a drawer that fills node with build(data) only when data differs from what it shows. */
-function keyed(node, build) {
+export function keyed(node, build) {
   let shown;
   return (data) => {
     const key = JSON.stringify(data);
@@ -31,7 +31,7 @@ function keyed(node, build) {
   };
 }
 
-function table(headers, body, props = {}) {
+export function table(headers, body, props = {}) {
   return el('table', props, el('thead', {}, el('tr', {}, headers.filter((h) => h !== null).map((h) => el('th', { text: h })))), body);
 }
 
@@ -48,7 +48,7 @@ function endingOf(def, state) {
 }
 
 /** Shows the outcome of a change in node: what changed, or the refusal's error_code, message and what is allowed instead. */
-function report(node, outcome) {
+export function report(node, outcome) {
   node.classList.remove('ok', 'error');
   if (outcome.error) {
     const e = outcome.error;
@@ -63,11 +63,11 @@ function report(node, outcome) {
   }
 }
 
-function describeError(error) {
+export function describeError(error) {
   return { code: error.code || 'ERROR', message: error.message || String(error), allowed: error.allowed || null };
 }
 
-function errorPanel(error) {
+export function errorPanel(error) {
   const e = describeError(error);
   return el('div', { class: 'panel message error', role: 'alert' }, el('strong', { class: 'error-code', text: e.code }), ' ', e.message);
 }
@@ -256,8 +256,7 @@ export function tasksView(app, params) {
   const pager = el('p', { class: 'pager' });
   const jump = /^[0-9]{1,18}$/.test(current.q) ? el('p', {}, el('a', { href: link('/task/' + current.q), text: 'Open task #' + current.q })) : null;
   const errors = el('div');
-  let reload = () => Promise.resolve();
-  const bulk = app.readOnly ? null : bulkPanel(current, () => reload());
+  const bulk = app.readOnly ? null : bulkLink(current);
   const node = el('div', {},
     el('h1', { text: 'Tasks' }),
     form, jump, errors, bulk,
@@ -296,7 +295,6 @@ export function tasksView(app, params) {
   // the machines' definitions colour the states by how they end
   for (const m of o.machines) app.machine(m.name).catch(() => {});
   const refresh = sequenced(() => get(path), render);
-  reload = refresh;
   return {
     node,
     refresh,
@@ -306,70 +304,14 @@ export function tasksView(app, params) {
 
 const BULK_FILTERS = ['machine', 'state', 'queue', 'parent'];
 
-/**
- * The bulk actions over the task list's filter (a machine, and a state, queue and parent if chosen):
- * a count first, then a confirmation naming the count and the action, then the action over the tasks
- * counted (the count's upTo), and what it did.
- */
-function bulkPanel(current, reload) {
+/** A link to the bulk actions over the task list's filter (a machine, and a state, queue and parent if chosen). */
+function bulkLink(current) {
   const filter = {};
-  for (const f of BULK_FILTERS) if (current[f]) filter[f] = f === 'parent' ? Number(current[f]) : current[f];
-  const message = el('p', { class: 'message', id: 'bulk-result', role: 'status' });
-  const confirmBox = el('div', { class: 'bulk-confirm', id: 'bulk-confirm' });
-  const described = Object.entries(filter).map(([k, v]) => k + ' ' + v).join(', ');
-  let busy = false;
-
-  const ask = async (action) => {
-    if (busy) return;
-    busy = true;
-    confirmBox.replaceChildren();
-    try {
-      const c = await post('/bulk/count', filter);
-      if (c.count === 0) {
-        report(message, { text: 'No task matches ' + described + ': nothing to ' + action + '.' });
-        return;
-      }
-      message.replaceChildren();
-      const tasks = c.count + (c.count === 1 ? ' task' : ' tasks');
-      fill(confirmBox,
-        el('span', { class: 'question', id: 'bulk-question', text: action.charAt(0).toUpperCase() + action.slice(1) + ' ' + tasks + ' (' + described + ')? ' }),
-        el('button', { type: 'button', class: 'confirm', dataset: { action }, text: 'Yes, ' + action + ' ' + tasks, on: { click: () => run(action, c.upTo) } }),
-        ' ',
-        el('button', { type: 'button', class: 'dismiss', text: 'No', on: { click: () => confirmBox.replaceChildren() } }));
-    } catch (error) {
-      report(message, { error: describeError(error) });
-    } finally {
-      busy = false;
-    }
-  };
-
-  const run = async (action, upTo) => {
-    if (busy) return;
-    busy = true;
-    for (const b of confirmBox.querySelectorAll('button')) b.disabled = true;
-    try {
-      const body = Object.assign({}, filter, { upTo }, action === 'retry' ? { event: 'RETRY' } : {});
-      const r = await post('/bulk/' + action, body);
-      confirmBox.replaceChildren();
-      const refusals = Object.entries(r.refusals).map(([code, n]) => code + ' ' + n).join(', ');
-      report(message, { text: action + ': ' + r.matched + ' matched, ' + r.applied + ' applied'
-        + (r.requested ? ', ' + r.requested + ' asked to stop' : '') + ', ' + r.refused + ' refused' + (refusals ? ' (' + refusals + ')' : '')
-        + ', ' + r.failed + ' failed' + (r.alsoDeleted ? ', ' + r.alsoDeleted + ' descendants deleted with them' : '') });
-      reload().catch(() => {});
-    } catch (error) {
-      confirmBox.replaceChildren();
-      report(message, { error: describeError(error) });
-    } finally {
-      busy = false;
-    }
-  };
-
+  for (const f of BULK_FILTERS) if (current[f]) filter[f] = current[f];
   const usable = !!current.machine && !current.q;
-  const buttons = usable
-    ? el('p', { class: 'controls' }, ['retry', 'cancel', 'delete'].map((action) =>
-      el('button', { type: 'button', dataset: { bulk: action }, text: action.charAt(0).toUpperCase() + action.slice(1) + ' all…', on: { click: () => ask(action) } })))
-    : el('p', { class: 'muted', text: 'Choose a machine, without a search, to retry, cancel or delete every task the filter selects.' });
-  return el('section', { class: 'panel bulk', id: 'bulk' }, el('h2', { text: 'Every task of this filter' }), buttons, confirmBox, message);
+  return el('p', { class: 'bulk-link', id: 'bulk' }, usable
+    ? el('a', { href: link('/bulk', filter), text: 'Retry, cancel or delete every task of this filter…' })
+    : el('span', { class: 'muted', text: 'Choose a machine, without a search, to act on every task the filter selects (Bulk actions).' }));
 }
 
 // --- one task ---------------------------------------------------------------------------------

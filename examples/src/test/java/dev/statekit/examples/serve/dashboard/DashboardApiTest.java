@@ -3,6 +3,9 @@ package dev.statekit.examples.serve.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.statekit.core.TaskSpec;
+import dev.statekit.core.ops.TaskOperations;
+import dev.statekit.core.schedule.Recurrence;
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.ServeCommand;
 import java.io.ByteArrayOutputStream;
@@ -14,6 +17,8 @@ import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -80,7 +85,7 @@ class DashboardApiTest {
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.text()).contains("<script type=\"module\" src=\"/ui/assets/app.js\"></script>")
                 .doesNotContain("style=").doesNotContain("http://").doesNotContain("https://");
-        for (String file : List.of("app.js", "api.js", "dom.js", "views.js", "diagram.js", "app.css", "icon.svg")) {
+        for (String file : List.of("app.js", "api.js", "dom.js", "views.js", "panels.js", "diagram.js", "app.css", "icon.svg")) {
             ApiClient.Response asset = api.get("/ui/assets/" + file);
             assertThat(asset.status()).as(file).isEqualTo(200);
             assertThat(asset.text()).as(file).isEqualTo(resource(file))
@@ -328,6 +333,96 @@ class DashboardApiTest {
         assertError(api.post("/ui/api/bulk/retry", "{" + failedChildren + ",\"event\":\"RETRY\"}"), 400, "INVALID_FIELD", "upTo");
         assertError(api.post("/ui/api/bulk/retry", "{" + failedChildren + ",\"upTo\":1,\"event\":\"FLY\"}"), 400, "INVALID_FIELD", "event");
         assertError(api.post("/ui/api/bulk/fly", "{" + failedChildren + ",\"upTo\":1}"), 404, "NOT_FOUND", null);
+    }
+
+    @Test
+    void bulkFiltersTakeALastErrorCodeAndCreatedAndChangedTimeRanges() {
+        factory.control.failing.add("range-a");
+        factory.control.failing.add("range-b");
+        long a = service.addItem(Map.of("name", "range-a"));
+        long b = service.addItem(Map.of("name", "range-b"));
+        long c = service.addItem(Map.of("name", "range-c"));
+        awaitTask(a, inState("FAILED"));
+        awaitTask(b, inState("FAILED"));
+        JsonNode last = awaitTask(c, inState("DONE")).json();
+        String from = api.get("/ui/api/tasks/" + a).json().path("createdAt").asText();
+        String to = Instant.parse(last.path("createdAt").asText()).plusMillis(1).toString();
+        String range = "\"machine\":\"dash-item\",\"createdFrom\":\"" + from + "\",\"createdTo\":\"" + to + "\"";
+
+        ApiClient.Response all = api.post("/ui/api/bulk/count", "{" + range + "}");
+        assertThat(all.status()).as(all.text()).isEqualTo(200);
+        assertThat(all.json().path("count").asLong()).isEqualTo(3);
+        assertThat(all.json().path("upTo").asLong()).isEqualTo(c);
+        ApiClient.Response failed = api.post("/ui/api/bulk/count", "{" + range + ",\"errorCode\":\"" + DashboardTestService.FAILED_CODE + "\"}");
+        assertThat(failed.json().path("count").asLong()).isEqualTo(2);
+        assertThat(failed.json().path("upTo").asLong()).isEqualTo(b);
+        String later = Instant.now().plusSeconds(3600).toString();
+        assertThat(api.post("/ui/api/bulk/count", "{" + range + ",\"updatedFrom\":\"" + later + "\"}").json().path("count").asLong()).isZero();
+        assertThat(api.post("/ui/api/bulk/count", "{" + range + ",\"updatedTo\":\"" + later + "\"}").json().path("count").asLong()).isEqualTo(3);
+
+        // the filter counted is the filter applied: only the failed ones of the range are retried
+        factory.control.failing.remove("range-a");
+        factory.control.failing.remove("range-b");
+        ApiClient.Response retried = api.as("erin").post("/ui/api/bulk/retry", "{" + range + ",\"errorCode\":\"" + DashboardTestService.FAILED_CODE
+                + "\",\"upTo\":" + failed.json().path("upTo").asLong() + ",\"event\":\"RETRY\"}");
+        assertThat(retried.status()).as(retried.text()).isEqualTo(200);
+        assertThat(retried.json().path("matched").asLong()).isEqualTo(2);
+        assertThat(retried.json().path("applied").asLong()).isEqualTo(2);
+        assertThat(awaitTask(b, inState("DONE")).json().path("history")).anySatisfy(
+                e -> assertThat(e.path("actor").asText() + " " + e.path("event").asText()).isEqualTo("erin RETRY"));
+
+        assertError(api.post("/ui/api/bulk/count", "{\"machine\":\"dash-item\",\"createdFrom\":\"yesterday\"}"), 400, "INVALID_FIELD", "createdFrom");
+        assertError(api.post("/ui/api/bulk/count", "{\"machine\":\"dash-item\",\"updatedTo\":\"2024-05-01\"}"), 400, "INVALID_FIELD", "updatedTo");
+    }
+
+    @Test
+    void schedulesAreListedWithTheirNextOccurrencesPausedResumedAndDeleted() {
+        TaskOperations operations = TaskOperations.of(service.engine());
+        operations.schedule(DashboardTestService.ITEM, Recurrence.builder("api-nightly").cron("0 3 * * *").zone(ZoneOffset.UTC).build(),
+                TaskSpec.defaults().attribute("name", "nightly"));
+        List<String> next = operations.schedule("api-nightly").orElseThrow().next().stream().map(Instant::toString).toList();
+        assertThat(next).hasSize(TaskOperations.NEXT_OCCURRENCES);
+
+        JsonNode shown = schedule("api-nightly");
+        assertThat(shown.path("machine").asText()).isEqualTo("dash-item");
+        assertThat(shown.path("timing").asText()).isEqualTo("cron '0 3 * * *' in Z");
+        assertThat(shown.path("paused").asBoolean()).isFalse();
+        assertThat(names(shown.path("next"))).isEqualTo(next);
+        assertThat(shown.path("attributes").path("name").asText()).isEqualTo("nightly");
+
+        ApiClient.Response paused = api.as("frank").post("/ui/api/schedules/api-nightly/pause", "{}");
+        assertThat(paused.status()).as(paused.text()).isEqualTo(200);
+        assertThat(paused.json().path("paused").asBoolean()).isTrue();
+        assertThat(operations.schedule("api-nightly").orElseThrow().paused()).isTrue();
+        assertThat(schedule("api-nightly").path("paused").asBoolean()).isTrue();
+        ApiClient.Response resumed = api.as("frank").post("/ui/api/schedules/api-nightly/resume", "{}");
+        assertThat(resumed.json().path("paused").asBoolean()).isFalse();
+        assertThat(operations.schedule("api-nightly").orElseThrow().paused()).isFalse();
+
+        assertError(api.post("/ui/api/schedules/api-nightly/fly", "{}"), 404, "NOT_FOUND", null);
+        assertError(api.post("/ui/api/schedules/api-nightly/pause", "{\"now\":true}"), 400, "UNKNOWN_FIELD", "now");
+        ApiClient.Response deleted = api.as("frank").post("/ui/api/schedules/api-nightly/delete", "{}");
+        assertThat(deleted.status()).as(deleted.text()).isEqualTo(200);
+        assertThat(deleted.json().path("deleted").asBoolean()).isTrue();
+        assertThat(operations.schedule("api-nightly")).isEmpty();
+        assertThat(api.get("/ui/api/schedules").json().path("schedules").findValuesAsText("name")).doesNotContain("api-nightly");
+        assertError(api.post("/ui/api/schedules/api-nightly/delete", "{}"), 404, "NOT_FOUND", null);
+        assertError(api.post("/ui/api/schedules/nothing/pause", "{}"), 404, "NOT_FOUND", null);
+    }
+
+    private static JsonNode schedule(String name) {
+        ApiClient.Response r = api.get("/ui/api/schedules");
+        assertThat(r.status()).as(r.text()).isEqualTo(200);
+        for (JsonNode s : r.json().path("schedules")) if (s.path("name").asText().equals(name)) return s;
+        throw new AssertionError("no schedule " + name + " in " + r.text());
+    }
+
+    @Test
+    void aReadOnlyDashboardListsSchedulesAndRefusesTheirChanges() {
+        assertThat(readOnlyApi.get("/ui/api/schedules").status()).isEqualTo(200);
+        for (String action : List.of("pause", "resume", "delete")) {
+            assertError(readOnlyApi.post("/ui/api/schedules/any/" + action, "{}"), 403, "FORBIDDEN", null);
+        }
     }
 
     @Test
