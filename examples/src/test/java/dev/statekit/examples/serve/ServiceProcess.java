@@ -46,6 +46,9 @@ public final class ServiceProcess implements AutoCloseable {
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
+        // A service lives seconds here: the client compiler alone and the serial collector start it with less CPU.
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UseSerialGC");
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         command.add("dev.statekit.examples.Main");
         command.add("serve");
