@@ -47,8 +47,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>A command that starts a service ({@code examples serve ...}, {@code ./gradlew -q
  *       :examples:run}) runs in the background until the page's last block has run; the block waits
  *       until it listens. Then the service is stopped (SIGTERM).
+ *   <li>{@code ./gradlew -q :examples:installDist && } before a command is left out: the test's
+ *       class path is the installed program.
  *   <li>On a page whose text says "any free port will do", every {@code 8080} of its blocks is a
- *       free port chosen by the test.
+ *       free port chosen by the test, and a service started without {@code --port} gets that port.
  *   <li>A block right after a shell block (only blank lines between) that is {@code ```text} or
  *       {@code ```json} is what the shell block prints, and so are a console block's lines that are
  *       not commands. They are compared with whitespace left out; {@code …} stands for any text, an
@@ -64,6 +66,7 @@ class ShellBlocksTest {
     private static final Pattern SERVICE = Pattern.compile(
             "^\\s*(?:\\S*/)?examples serve\\s|^\\s*\\./gradlew -q :examples:run\\s*(?:#.*)?$", Pattern.MULTILINE);
     private static final String GRADLE_RUN = "./gradlew -q :examples:run";
+    private static final String INSTALL = "./gradlew -q :examples:installDist && ";
     private static final String GRADLE_RUN_ARGS = "['serve', 'novel-proofer', '--sample', 'true']";
     private static final Pattern VARIES = Pattern.compile(
             "…|\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z|([a-z-]+)@host-\\d+-[0-9a-z]+");
@@ -275,13 +278,14 @@ class ShellBlocksTest {
         StringBuilder script = new StringBuilder();
         int services = 0;
         for (String line : logical) {
+            if (line.startsWith(INSTALL)) line = line.substring(INSTALL.length());      // the class path is the installed program
             if (!SERVICE.matcher(line).find()) {
                 script.append(line).append('\n');
                 continue;
             }
             String start = line.strip().startsWith(GRADLE_RUN)
                     ? "examples serve novel-proofer --sample true" + (port.equals("8080") ? "" : " --port " + port)
-                    : line;
+                    : line.contains("--port") || port.equals("8080") ? line : line.strip() + " --port " + port;
             Path log = dir.resolve("service-" + block.line() + "-" + ++services + ".log");
             script.append("(\nexec ").append(start.strip()).append("\n) > '").append(log).append("' 2>&1 &\n")
                     .append("echo $! >> '").append(pids).append("'\n")
