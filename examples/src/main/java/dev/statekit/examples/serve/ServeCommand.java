@@ -288,7 +288,7 @@ public final class ServeCommand {
             service.start();
             HttpServer server;
             try {
-                server = HttpServer.start(values.get(HOST), values.get(PORT), router, HttpServer.Limits.DEFAULTS);
+                server = HttpServer.start(values.get(HOST), values.get(PORT), router, HttpServer.Limits.DEFAULTS.withMaxBody(service.maxBody()));
             } catch (IOException e) {
                 throw portFailure(values.get(HOST), values.get(PORT), e);
             }
