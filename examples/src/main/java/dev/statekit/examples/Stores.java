@@ -35,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * {@code FATAL: database "x" does not exist}, {@code password authentication failed for user "x"},
  * H2's {@code Database may be already in use}) and the option to change. Only a database that does
  * not answer yet (a refused connection, one starting up or full) is waited for, up to the wait the
- * caller gives (a service {@link #STARTING_WAIT}).
+ * caller gives (a service {@link #STARTING_WAIT}), and so is a transient failure while a service's
+ * tables are checked (a deadlock with another process starting on the same tables).
  */
 public final class Stores {
     /** The most connections a run's store holds at once. */
@@ -361,10 +362,25 @@ public final class Stores {
         connectOnce(url, user, password, wait, notice);
         // the database answered: a pool that loses it later waits for it on each use
         HikariDataSource pool = pool(url, user, password, "statekit-" + prefix, poolSize, -1);
+        long deadline = System.nanoTime() + wait.toNanos();
         try {
-            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
-            String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool::close);
+            while (true) {
+                try {
+                    JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
+                    String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
+                    return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool::close);
+                } catch (dev.statekit.store.StatekitException e) {
+                    // a transient failure (a deadlock with another process creating or using the same tables) is tried again
+                    if (e.code() != dev.statekit.store.ErrorCode.STORE_UNAVAILABLE || System.nanoTime() - deadline >= 0) throw e;
+                    log.debug("the store's tables could not be checked this time: {}", e.getMessage());
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
+                }
+            }
+        } catch (InterruptedException e) {
+            pool.close();
+            Thread.currentThread().interrupt();
+            throw new StartFailure(StartFailure.Kind.UNREACHABLE, "cannot open the tables " + prefix + "* at " + url, "interrupted",
+                    "start again", e);
         } catch (RuntimeException e) {
             pool.close();
             throw e;
