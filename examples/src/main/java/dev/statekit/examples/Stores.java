@@ -10,10 +10,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,6 +29,14 @@ import org.jspecify.annotations.Nullable;
  * <p>A JDBC store of a run gets tables of its own, under a table prefix no other run uses (created
  * when the store opens, dropped when it closes), so runs never see each other's tasks and task ids
  * start at 1. Connections come from a HikariCP pool of at most {@value #POOL_SIZE}.
+ *
+ * <p>Before its pool exists a store connects once by itself, so that a database that refuses it
+ * says why at once: a {@link StartFailure} of one line with the database's own words (PostgreSQL's
+ * {@code FATAL: database "x" does not exist}, {@code password authentication failed for user "x"},
+ * H2's {@code Database may be already in use}) and the option to change. Only a database that does
+ * not answer yet (a refused connection, one starting up or full) is waited for, up to the wait the
+ * caller gives (a service {@link #STARTING_WAIT}), and so is a transient failure while a service's
+ * tables are checked (a deadlock with another process starting on the same tables).
  */
 public final class Stores {
     /** The most connections a run's store holds at once. */
@@ -43,6 +57,11 @@ public final class Stores {
     public static final Options.Option<Boolean> IN_MEMORY = Options.flag("in-memory", "an in-memory store: nothing survives the process");
     /** The options choosing a store, shared by {@code examples demo} and {@code examples serve}. */
     public static final Options OPTIONS = Options.of(JDBC_URL, USER, PASSWORD, IN_MEMORY);
+
+    /** How long a service waits for a database that does not answer yet: refuses connections, starts up, or has no connection free. */
+    public static final Duration STARTING_WAIT = Duration.ofSeconds(30);
+    /** How often a database that does not answer yet is asked again. */
+    private static final long RETRY_MILLIS = 500;
 
     private Stores() {}
 
@@ -130,7 +149,8 @@ public final class Stores {
      * @throws dev.statekit.store.StatekitException when the database cannot be reached or the tables cannot be created
      */
     public static Opened jdbc(String url, @Nullable String user, @Nullable String password) {
-        // a database that cannot be reached fails here, at once
+        // a database that cannot be reached fails here, at once, saying why
+        connectOnce(url, user, password, Duration.ZERO, notice -> { });
         HikariDataSource pool = pool(url, user, password, "statekit-run-" + RUNS.get(), POOL_SIZE, 1);
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(freshPrefix()).createSchemaIfMissing(true).build();
@@ -162,6 +182,151 @@ public final class Stores {
         return new HikariDataSource(config);
     }
 
+    /**
+     * Connects to {@code url} once, through the driver the pool would use, and closes the
+     * connection: a database that refuses it fails here with the reason in its own words. A
+     * database that does not answer yet is asked again every {@value #RETRY_MILLIS} ms for up to
+     * {@code wait}, and {@code notice} is told once.
+     *
+     * @throws StartFailure saying why the database cannot be used and what to change
+     */
+    static void connectOnce(String url, @Nullable String user, @Nullable String password, Duration wait, Consumer<String> notice) {
+        String database = database(url);
+        Driver driver;
+        try {
+            driver = DriverManager.getDriver(url);
+        } catch (SQLException e) {
+            throw new StartFailure(StartFailure.Kind.NO_DRIVER, "cannot open " + url, "no JDBC driver on the class path takes this URL",
+                    "--jdbc-url takes a PostgreSQL URL (jdbc:postgresql://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)", e);
+        }
+        Properties properties = new Properties();
+        if (user != null) properties.setProperty("user", user);
+        if (password != null) properties.setProperty("password", password);
+        long deadline = System.nanoTime() + wait.toNanos();
+        boolean told = false;
+        while (true) {
+            try (Connection c = driver.connect(url, properties)) {
+                if (c == null) throw new SQLException("the driver " + driver.getClass().getName() + " does not take this URL", "08001");
+                return;
+            } catch (SQLException e) {
+                boolean notYet = answersLater(e);
+                if (!notYet) throw refused(database, url, e);
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new StartFailure(StartFailure.Kind.UNREACHABLE, "cannot reach " + database + " at " + url
+                            + (wait.isZero() ? "" : " within " + wait.toSeconds() + " s"), reason(e),
+                            "start the database, or correct the host and port in --jdbc-url", e);
+                }
+                if (!told) {
+                    notice.accept(database + " at " + url + " does not answer yet (" + reason(e) + "); waiting up to " + wait.toSeconds() + " s");
+                    told = true;
+                }
+                try {
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new StartFailure(StartFailure.Kind.UNREACHABLE, "cannot reach " + database + " at " + url, "interrupted while waiting",
+                            "start the database first", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Returns whether {@code e} says the database does not answer yet: a refused or broken
+     * connection (SQL state class 08), a database starting up (57P03) or without a free connection
+     * (53300). Anything else (no such database, wrong credentials, a file in use) waiting cannot mend.
+     */
+    static boolean answersLater(SQLException e) {
+        String state = e.getSQLState();
+        if (state == null) return false;
+        return state.startsWith("08") || state.equals("57P03") || state.equals("53300");
+    }
+
+    /** Returns the failure of a database that refused the connection with {@code e}: its words and what to change. */
+    private static StartFailure refused(String database, String url, SQLException e) {
+        String state = String.valueOf(e.getSQLState());
+        String what = "cannot open " + database + " at " + url;
+        String reason = reason(e);
+        String lower = reason.toLowerCase(Locale.ROOT);
+        switch (state) {
+            case "3D000", "90146":   // PostgreSQL's invalid catalog name; H2's database not found
+                return new StartFailure(StartFailure.Kind.NO_DATABASE, what, reason, "create the database, or name an existing one in --jdbc-url", e);
+            case "28P01", "28000":   // invalid password; invalid authorization (H2's wrong user name or password too)
+                return new StartFailure(StartFailure.Kind.CREDENTIALS, what, reason, "give the database's user and password as --user and --password", e);
+            case "90020":            // H2's database already open (locked by another process)
+                return new StartFailure(StartFailure.Kind.IN_USE, what, reason,
+                        "stop the process that has it open, or give --jdbc-url another database", e);
+            default:
+                if (lower.contains("permission denied") || lower.contains("access denied") || lower.contains("not permitted")
+                        || lower.contains("read-only")) {
+                    return new StartFailure(StartFailure.Kind.NOT_WRITABLE, what, reason, "put the database in a folder this user can write", e);
+                }
+                return new StartFailure(StartFailure.Kind.OTHER, what, reason, "check --jdbc-url, --user and --password", e);
+        }
+    }
+
+    /** Returns the database's own words of {@code e}: its message on one line, without the driver's exception class. */
+    static String reason(SQLException e) {
+        String message = e.getMessage();
+        if (message == null || message.isBlank()) {
+            Throwable cause = e.getCause();
+            message = cause == null ? "SQL state " + e.getSQLState() : String.valueOf(cause.getMessage());
+        }
+        return StartFailure.oneLine(message);
+    }
+
+    /** Returns the name of the database {@code url} is for: PostgreSQL, H2, or the URL's sub-protocol. */
+    static String database(String url) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:postgresql:")) return "PostgreSQL";
+        if (lower.startsWith("jdbc:h2:")) return "H2";
+        String[] parts = url.split(":", 3);
+        return parts.length >= 2 && parts[0].equalsIgnoreCase("jdbc") ? parts[1] : "the database";
+    }
+
+    /**
+     * The URL of an H2 database in a file, with the settings a service needs.
+     *
+     * @param url     the URL to open
+     * @param warning one line saying what the URL lacks, or null when it lacks nothing
+     */
+    public record H2Url(String url, @Nullable String warning) {}
+
+    /**
+     * Returns {@code url} with the settings the default H2 database of a service has, added when it
+     * is an embedded H2 file ({@code jdbc:h2:file:PATH} or {@code jdbc:h2:PATH}) and lacks them:
+     * {@code WRITE_DELAY=0}, so that a commit is in the file when it returns (by default H2 writes
+     * it up to 500 ms later, and a killed process loses it), and {@code DB_CLOSE_ON_EXIT=FALSE}, so
+     * that the service closes the database after its work stopped rather than H2's own shutdown hook
+     * under it. A URL that sets {@code WRITE_DELAY} to another value keeps it, with a warning; any
+     * other URL (PostgreSQL, {@code mem:}, {@code tcp:}, {@code ssl:}, {@code zip:}) is returned as given.
+     */
+    public static H2Url durable(String url) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (!lower.startsWith("jdbc:h2:")) return new H2Url(url, null);
+        String rest = lower.substring("jdbc:h2:".length());
+        for (String kind : new String[] {"mem:", "tcp:", "ssl:", "zip:"}) if (rest.startsWith(kind)) return new H2Url(url, null);
+        String writeDelay = null;
+        boolean closeOnExit = false;
+        String[] parts = url.split(";");
+        for (int i = 1; i < parts.length; i++) {
+            String[] kv = parts[i].split("=", 2);
+            String key = kv[0].trim().toUpperCase(Locale.ROOT);
+            if (key.equals("WRITE_DELAY")) writeDelay = kv.length > 1 ? kv[1].trim() : "";
+            if (key.equals("DB_CLOSE_ON_EXIT")) closeOnExit = true;
+        }
+        String durable = url;
+        String warning = null;
+        if (writeDelay == null) {
+            durable += ";WRITE_DELAY=0";
+        } else if (!writeDelay.equals("0")) {
+            warning = "--jdbc-url sets H2's WRITE_DELAY=" + writeDelay + ": a commit reaches the file up to " + writeDelay
+                    + " ms after it returns, and a killed service loses it; WRITE_DELAY=0 (added when the URL has none) writes it at once";
+        }
+        if (!closeOnExit) durable += ";DB_CLOSE_ON_EXIT=FALSE";
+        return new H2Url(durable, warning);
+    }
+
     /** Returns a table prefix no other run uses: the time, the process and a counter. */
     static String freshPrefix() {
         return ("ex_" + Long.toString(System.currentTimeMillis(), 36) + "_" + Long.toString(ProcessHandle.current().pid(), 36)
@@ -177,15 +342,45 @@ public final class Stores {
      * @param user     the user, or null for none
      * @param password the password, or null for none
      * @param poolSize the most connections the store holds at once
-     * @throws dev.statekit.store.StatekitException when the database cannot be reached or the tables cannot be created
+     * @throws StartFailure when the database refuses the connection, or does not answer within {@link #STARTING_WAIT}
+     * @throws dev.statekit.store.StatekitException when the tables cannot be created
      */
     public static Opened persistent(String url, @Nullable String user, @Nullable String password, String prefix, int poolSize) {
-        // a service starts before its database answers: the store's first use waits for it
+        return persistent(url, user, password, prefix, poolSize, STARTING_WAIT, notice -> log.warn("{}", notice));
+    }
+
+    /**
+     * Returns a store as {@link #persistent(String, String, String, String, int)} does, waiting up to
+     * {@code wait} for a database that does not answer yet and telling {@code notice} once that it
+     * waits.
+     *
+     * @throws StartFailure when the database refuses the connection, or does not answer within {@code wait}
+     * @throws dev.statekit.store.StatekitException when the tables cannot be created
+     */
+    public static Opened persistent(String url, @Nullable String user, @Nullable String password, String prefix, int poolSize,
+                                    Duration wait, Consumer<String> notice) {
+        connectOnce(url, user, password, wait, notice);
+        // the database answered: a pool that loses it later waits for it on each use
         HikariDataSource pool = pool(url, user, password, "statekit-" + prefix, poolSize, -1);
+        long deadline = System.nanoTime() + wait.toNanos();
         try {
-            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
-            String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool::close);
+            while (true) {
+                try {
+                    JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
+                    String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
+                    return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool::close);
+                } catch (dev.statekit.store.StatekitException e) {
+                    // a transient failure (a deadlock with another process creating or using the same tables) is tried again
+                    if (e.code() != dev.statekit.store.ErrorCode.STORE_UNAVAILABLE || System.nanoTime() - deadline >= 0) throw e;
+                    log.debug("the store's tables could not be checked this time: {}", e.getMessage());
+                    TimeUnit.MILLISECONDS.sleep(RETRY_MILLIS);
+                }
+            }
+        } catch (InterruptedException e) {
+            pool.close();
+            Thread.currentThread().interrupt();
+            throw new StartFailure(StartFailure.Kind.UNREACHABLE, "cannot open the tables " + prefix + "* at " + url, "interrupted",
+                    "start again", e);
         } catch (RuntimeException e) {
             pool.close();
             throw e;

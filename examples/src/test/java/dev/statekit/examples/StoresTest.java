@@ -102,6 +102,27 @@ class StoresTest {
     }
 
     @Test
+    void onlyADatabaseThatDoesNotAnswerYetIsWaitedFor() {
+        // refused or broken connections, a database starting up, one without a free connection: waited for
+        for (String state : List.of("08001", "08006", "57P03", "53300")) {
+            assertThat(Stores.answersLater(new SQLException("x", state))).as(state).isTrue();
+        }
+        // no such database, wrong credentials, an H2 file in use, no state at all: at once
+        for (String state : java.util.Arrays.asList("3D000", "28P01", "28000", "90020", "90028", null)) {
+            assertThat(Stores.answersLater(new SQLException("x", state))).as(String.valueOf(state)).isFalse();
+        }
+    }
+
+    @Test
+    void aDemoOnADatabaseThatRefusesItSaysWhyInOneLine() {
+        Run r = run("demo", "etl", "--jdbc-url", "jdbc:mysql://127.0.0.1:1/none");
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err().lines().filter(l -> !l.isBlank())).containsExactly(
+                "cannot open the store: cannot open jdbc:mysql://127.0.0.1:1/none: no JDBC driver on the class path takes this URL; "
+                        + "--jdbc-url takes a PostgreSQL URL (jdbc:postgresql://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)");
+    }
+
+    @Test
     void aHostRunsOnPostgreSqlGivenItsUrl() throws Exception {
         dev.statekit.examples.serve.Postgres.require();
         Run r = run("demo", "novel-proofer", "--jdbc-url", PG_URL, "--user", "statekit", "--password", "statekit");

@@ -69,6 +69,11 @@ public final class HttpServer implements AutoCloseable {
         /** The defaults: 6 requests at once, 10 s of waiting, 64 KiB bodies, 32 threads. */
         public static final Limits DEFAULTS = new Limits(6, Duration.ofSeconds(10), 64 * 1024, 32);
 
+        /** Returns these limits with bodies of up to {@code bytes}. */
+        public Limits withMaxBody(int bytes) {
+            return new Limits(activeRequests, queueWait, bytes, threads);
+        }
+
         /** Checks the limits. */
         public Limits {
             if (activeRequests < 1) throw new IllegalArgumentException("activeRequests must be at least 1");
@@ -306,7 +311,8 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private static ApiException tooLarge(int maxBody) {
-        return new ApiException(413, "PAYLOAD_TOO_LARGE", "the body is larger than " + maxBody + " bytes");
+        String kib = maxBody % 1024 == 0 ? " (" + maxBody / 1024 + " KiB)" : "";
+        return new ApiException(413, "PAYLOAD_TOO_LARGE", "the body is larger than " + maxBody + " bytes" + kib);
     }
 
     /** Writes {@code reply} with the headers every answer carries. */

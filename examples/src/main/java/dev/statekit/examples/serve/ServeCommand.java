@@ -1,6 +1,7 @@
 package dev.statekit.examples.serve;
 
 import dev.statekit.core.spi.Clock;
+import dev.statekit.examples.StartFailure;
 import dev.statekit.examples.Stores;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -121,6 +122,7 @@ public final class ServeCommand {
      * @return the exit status when the service could not start: 2 for a usage error, 1 otherwise
      */
     public static int run(List<String> args, PrintStream out, PrintStream err) {
+        long began = System.nanoTime();
         if (args.contains("--help") || args.contains("-h")) {
             out.print(usage());
             return 0;
@@ -135,12 +137,15 @@ public final class ServeCommand {
         }
         Running running;
         try {
-            running = start(options, out);
+            running = start(options, out, err);
         } catch (IllegalArgumentException e) {
             err.println("examples serve: " + e.getMessage());
             return 2;
         } catch (Exception e) {
-            err.println("examples serve: cannot start " + options.system() + ": " + e.getMessage());
+            // one line: the cause in the database's or the system's words and what to change; the stack trace at DEBUG
+            String message = e instanceof StartFailure ? e.getMessage() : e.getClass().getSimpleName() + ": " + e.getMessage();
+            err.println("examples serve: cannot start " + options.system() + ": " + message.replaceAll("\\s+", " ").trim()
+                    + String.format(Locale.ROOT, " (failed after %.2f s)", (System.nanoTime() - began) / 1e9));
             log.debug("start failed", e);
             return 1;
         }
@@ -222,26 +227,53 @@ public final class ServeCommand {
 
     /** Opens the store, creates and starts the service and its server, and prints where it listens. */
     static Running start(Settings options, PrintStream out) throws Exception {
-        return start(Systems.byName(options.system()).orElseThrow(), options, out);
+        return start(options, out, System.err);
+    }
+
+    private static Running start(Settings options, PrintStream out, PrintStream err) throws Exception {
+        return start(Systems.byName(options.system()).orElseThrow(), options, out, err);
     }
 
     private static Running start(Service.Factory factory, Settings options, PrintStream out) throws Exception {
-        Files.createDirectories(options.dataDir());
-        String prefix = options.tablePrefix();
+        return start(factory, options, out, System.err);
+    }
+
+    /**
+     * Checks what fails for good before anything starts (the data folder can be written, the port
+     * is free), opens the store, creates and starts the service and its server, and prints where it
+     * listens. A failure that waiting cannot mend is a {@link StartFailure}; only a database that
+     * does not answer yet is waited for, up to {@link Stores#STARTING_WAIT}, said once on {@code err}.
+     */
+    private static Running start(Service.Factory factory, Settings options, PrintStream out, PrintStream err) throws Exception {
         Options.Values values = options.values();
+        checkWritable(options.dataDir());
+        checkPort(values.get(HOST), values.get(PORT));
+        String prefix = options.tablePrefix();
         Stores.Opened store;
         boolean soleOwner = false;
         Optional<String> url = values.find(Stores.JDBC_URL);
+        java.util.function.Consumer<String> notice = line -> {
+            err.println(options.system() + ": " + line);
+            err.flush();
+        };
         if (values.get(Stores.IN_MEMORY)) {
             store = Stores.inMemory();
         } else if (url.isPresent()) {
-            store = Stores.persistent(url.get(), values.find(Stores.USER).orElse(null), values.find(Stores.PASSWORD).orElse(null), prefix,
-                    POOL_SIZE);
+            // an H2 file given by URL gets the default's WRITE_DELAY=0 and DB_CLOSE_ON_EXIT=FALSE when it lacks them
+            Stores.H2Url h2 = Stores.durable(url.get());
+            if (h2.warning() != null) notice.accept(h2.warning());
+            store = Stores.persistent(h2.url(), values.find(Stores.USER).orElse(null), values.find(Stores.PASSWORD).orElse(null), prefix,
+                    POOL_SIZE, Stores.STARTING_WAIT, notice);
         } else {
             // WRITE_DELAY=0: a commit is in the file when it returns; by default H2 writes it up to a second later, and a killed process loses it
             // DB_CLOSE_ON_EXIT=FALSE: the shutdown hook closes the store after the service stopped; H2's own hook closed it under the stopping runtime
-            store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "", prefix,
-                    POOL_SIZE);
+            try {
+                store = Stores.persistent("jdbc:h2:file:" + options.dataDir().resolve("statekit") + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE", "sa", "",
+                        prefix, POOL_SIZE, Stores.STARTING_WAIT, notice);
+            } catch (StartFailure e) {
+                if (e.kind() != StartFailure.Kind.IN_USE) throw e;
+                throw e.withRemedy("another process serves this data folder: stop it, or give this one another --data");
+            }
             // H2 locks the file to this process: every lease found at start belongs to a process that is gone
             soleOwner = true;
         }
@@ -254,7 +286,12 @@ public final class ServeCommand {
             service.routes(router);
             new Dashboard(service, factory.name(), values.get(READ_ONLY_DASHBOARD)).routes(router);
             service.start();
-            HttpServer server = HttpServer.start(values.get(HOST), values.get(PORT), router, HttpServer.Limits.DEFAULTS);
+            HttpServer server;
+            try {
+                server = HttpServer.start(values.get(HOST), values.get(PORT), router, HttpServer.Limits.DEFAULTS.withMaxBody(service.maxBody()));
+            } catch (IOException e) {
+                throw portFailure(values.get(HOST), values.get(PORT), e);
+            }
             String host = values.get(HOST).contains(":") ? "[" + values.get(HOST) + "]" : values.get(HOST);
             String base = "http://" + host + ":" + server.port();
             out.println(options.system() + ": store " + store.description() + "; files in " + options.dataDir());
@@ -266,6 +303,48 @@ public final class ServeCommand {
             store.close();
             throw e;
         }
+    }
+
+    /**
+     * Checks that the data folder {@code dir} exists or can be made, and that a file can be
+     * written in it (the H2 database and the service's files go there).
+     *
+     * @throws StartFailure with the system's words ({@code Permission denied}, {@code Read-only file system}, …)
+     */
+    static void checkWritable(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Path probe = Files.createTempFile(dir, ".write-check-", ".tmp");
+            Files.delete(probe);
+        } catch (IOException e) {
+            throw new StartFailure(StartFailure.Kind.NOT_WRITABLE, "cannot write the data folder " + dir, StartFailure.reason(e),
+                    "give --data a folder this user can write", e);
+        }
+    }
+
+    /**
+     * Checks that {@code host}:{@code port} can be listened on (as the server will, with
+     * {@code SO_REUSEADDR}), before the store opens; port 0 always can.
+     *
+     * @throws StartFailure with the system's words ({@code Address already in use}, {@code Permission denied}, …)
+     */
+    static void checkPort(String host, int port) {
+        if (port == 0) return;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new java.net.InetSocketAddress(host, port));
+        } catch (IOException e) {
+            throw portFailure(host, port, e);
+        }
+    }
+
+    /** Returns the failure to listen on {@code host}:{@code port} because of {@code e} (or the socket error under it). */
+    private static StartFailure portFailure(String host, int port, IOException e) {
+        Throwable t = e;
+        while (t.getCause() != null && !(t instanceof java.net.SocketException)) t = t.getCause();
+        String reason = t instanceof IOException io ? StartFailure.reason(io) : String.valueOf(t.getMessage());
+        return new StartFailure(StartFailure.Kind.PORT, "cannot listen on " + host + ":" + port, reason,
+                "give --port a free port (0 picks one) or --host an address of this machine, or stop the process listening there", e);
     }
 
     /** Returns the table prefix of {@code system}'s store: its name's letters, e.g. {@code novel_proofer_}. */

@@ -43,6 +43,15 @@ public interface Service extends AutoCloseable {
     /** Returns the queues of the service's work, for the dashboard's controls. */
     List<String> queues();
 
+    /**
+     * Returns the largest request body the service accepts, in bytes (413 {@code PAYLOAD_TOO_LARGE}
+     * above it): {@link HttpServer.Limits#DEFAULTS}' 64 KiB unless a service whose documented
+     * limits need more (a text of so many characters) says so.
+     */
+    default int maxBody() {
+        return HttpServer.Limits.DEFAULTS.maxBody();
+    }
+
     /** Adds the routes of the seed's API. */
     void routes(Router router);
 

@@ -95,6 +95,59 @@ public final class ServiceProcess implements AutoCloseable {
         return started;
     }
 
+    /**
+     * How a service process that was not meant to start ended.
+     *
+     * @param status the exit status
+     * @param out    what it wrote on standard output
+     * @param err    what it wrote on standard error
+     * @param wall   the time from starting the process (the JVM included) to its exit
+     */
+    public record Exit(int status, String out, String err, Duration wall) {
+        /** Returns the lines of standard error that are not blank. */
+        public List<String> errLines() {
+            return err.lines().filter(l -> !l.isBlank()).toList();
+        }
+    }
+
+    /**
+     * Runs {@code examples serve system --data dataDir} with {@code options} (which give the port)
+     * until it exits by itself, with standard output and standard error kept apart.
+     *
+     * @throws IllegalStateException when it still runs after {@code bound} (it is killed)
+     */
+    public static Exit runToExit(String system, Path dataDir, Duration bound, String... options) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add("dev.statekit.examples.Main");
+        command.add("serve");
+        command.add(system);
+        command.add("--data");
+        command.add(dataDir.toString());
+        command.addAll(List.of(options));
+        long began = System.nanoTime();
+        Process process = new ProcessBuilder(command).start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()));
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()));
+        if (!process.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+            throw new IllegalStateException("the service still ran after " + bound + ":\n" + out.join() + err.join());
+        }
+        Duration wall = Duration.ofNanos(System.nanoTime() - began);
+        return new Exit(process.exitValue(), out.join(), err.join(), wall);
+    }
+
+    private static String readAll(java.io.InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     /** Returns the base address, e.g. {@code http://127.0.0.1:41234}. */
     public String base() {
         return base;

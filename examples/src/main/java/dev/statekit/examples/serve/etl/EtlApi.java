@@ -173,7 +173,15 @@ final class EtlApi {
             throw new ApiException(409, "RESULT_NOT_READY", "task " + task.id() + " is " + shown(task.state()) + "; its result is written when it completes",
                     null, Fires.userEvents(EtlTask.MACHINE, task.state().name()));
         }
-        String text = files.read(key).orElseThrow(() -> new ApiException(404, "RESULT_MISSING", "the result " + key + " of task "
+        Optional<String> read;
+        try {
+            read = files.read(key);
+        } catch (IOException e) {
+            // the key, relative to the data folder, and the system's reason: never the server's path
+            throw new ApiException(500, "RESULT_UNREADABLE", "the result " + key + " of task " + task.id() + " cannot be read: "
+                    + dev.statekit.examples.StartFailure.reason(e));
+        }
+        String text = read.orElseThrow(() -> new ApiException(404, "RESULT_MISSING", "the result " + key + " of task "
                 + task.id() + " is not in the results folder"));
         JsonNode result = Json.read(text);
         Map<String, Object> body = new LinkedHashMap<>();

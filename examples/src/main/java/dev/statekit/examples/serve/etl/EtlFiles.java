@@ -1,5 +1,6 @@
 package dev.statekit.examples.serve.etl;
 
+import dev.statekit.examples.StartFailure;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -158,19 +159,41 @@ final class EtlFiles {
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("names no file in the inputs folder");
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot be read: " + e.getMessage());
+            throw new IllegalArgumentException("cannot be read: " + StartFailure.reason(e));
         }
         return inputs.relativize(file).toString().replace('\\', '/');
     }
 
-    /** Reads the input file at {@code relative} (as {@link #inputPath} returned it). */
-    byte[] readInput(String relative) throws IOException {
+    /**
+     * Reads the input file at {@code relative} (as {@link #inputPath} returned it).
+     *
+     * @throws StageFailure {@code INPUT_MISSING} or {@code INPUT_UNREADABLE} naming the input as the submission gave it and
+     *                      the system's reason ({@code No such file or directory}, {@code Permission denied}),
+     *                      never the server's path of the inputs folder
+     */
+    byte[] readInput(String relative) throws StageFailure {
         Path file = inputs.resolve(relative).normalize();
         if (!file.startsWith(inputs)) throw new IllegalArgumentException("the input " + relative + " is outside the inputs folder");
-        if (Files.size(file) > MAX_INPUT_BYTES) {
-            throw new IllegalArgumentException("the input " + relative + " is larger than " + (MAX_INPUT_BYTES >> 20) + " MiB");
+        try {
+            if (Files.size(file) > MAX_INPUT_BYTES) {
+                throw new IllegalArgumentException("the input " + relative + " is larger than " + (MAX_INPUT_BYTES >> 20) + " MiB");
+            }
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new StageFailure("INPUT_MISSING", "the input " + relative + " is gone from the inputs folder: " + StartFailure.reason(e));
+        } catch (IOException e) {
+            throw new StageFailure("INPUT_UNREADABLE", "the input " + relative + " cannot be read: " + StartFailure.reason(e));
         }
-        return Files.readAllBytes(file);
+    }
+
+    /**
+     * Returns {@code message} without the server's folders: a path in the inputs folder as
+     * relative to it (as a submission gives it), one in the data folder as relative to that.
+     */
+    String withoutFolders(String message) {
+        String separator = inputs.getFileSystem().getSeparator();
+        return message.replace(inputs + separator, "").replace(inputs.toString(), "the inputs folder")
+                .replace(data + separator, "").replace(data.toString(), "the data folder");
     }
 
     /** Returns a short lower-case hex digest of {@code text} (SHA-256). */

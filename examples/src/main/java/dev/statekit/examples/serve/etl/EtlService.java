@@ -79,7 +79,7 @@ public final class EtlService extends SystemService {
                 .authorizer(new EtlAccess(admins(context.get(ADMINS))))
                 .lease(Duration.ofSeconds(context.get(LEASE_SECONDS)))
                 .workers(context.get(WORKERS))
-.classifier(EtlStages.classifier())
+.classifier(EtlStages.classifier(files))
                 .soleOwner(context.soleOwner());
         return new EtlHost(context.store(), context.clock(), null, context.owner(), stages, stages, settings);
     }

@@ -38,12 +38,19 @@ final class EtlStages implements EtlHost.Ocr, EtlHost.PostProcessor {
         this.llm = llm;
     }
 
-    /** Returns the classifier of the stages' exceptions: a {@link StageFailure} by its code (fatal), the rest as the default says. */
-    static ErrorClassifier classifier() {
+    /**
+     * Returns the classifier of the stages' exceptions: a {@link StageFailure} by its code (fatal),
+     * the rest as the default says. A message never shows the server's folders: a path in the
+     * inputs folder is said as the submission gave it, one in the data folder relative to it.
+     */
+    static ErrorClassifier classifier(EtlFiles files) {
         ErrorClassifier defaults = ErrorClassifier.defaults();
-        return error -> error instanceof StageFailure f
-                ? new WorkResult.Failure(f.code(), String.valueOf(f.getMessage()), false, null)
-                : defaults.classify(error);
+        return error -> {
+            WorkResult.Failure f = error instanceof StageFailure s
+                    ? new WorkResult.Failure(s.code(), String.valueOf(s.getMessage()), false, null)
+                    : defaults.classify(error);
+            return new WorkResult.Failure(f.code(), files.withoutFolders(f.message()), f.retryable(), f.step());
+        };
     }
 
     @Override
@@ -93,7 +100,7 @@ final class EtlStages implements EtlHost.Ocr, EtlHost.PostProcessor {
     }
 
     /** Returns the document of the task: its payload (a submission's {@code content}) or its input file. */
-    private byte[] content(Task<State> task) throws IOException {
+    private byte[] content(Task<State> task) throws StageFailure {
         String path = task.attribute(SOURCE_PATH);
         if (path != null) return files.readInput(path);
         String payload = task.record().payload();

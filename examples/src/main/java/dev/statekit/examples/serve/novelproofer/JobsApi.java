@@ -60,8 +60,17 @@ final class JobsApi {
     static final int MIN_CHUNK_CHARS = 50;
     /** The largest chunk size. */
     static final int MAX_CHUNK_CHARS = 20_000;
-    /** The longest text of a job, in characters (the request body is at most 64 KiB besides). */
+    /**
+     * The longest text of a job, in characters ({@link String#length()}: UTF-16 code units, as Java
+     * and JavaScript count them), checked once the body is decoded: 400 naming the limit above it.
+     */
     static final int MAX_TEXT = 60_000;
+    /**
+     * The largest request body of the service, in bytes: 400 KiB, which admits a text of
+     * {@value #MAX_TEXT} characters however a client encodes it (up to 3 bytes a character in
+     * UTF-8, 6 when escaped as {@code \}{@code uXXXX}) with the other fields.
+     */
+    static final int MAX_BODY = 400 * 1024;
     /** The longest title. */
     static final int MAX_TITLE = 200;
     /** The most jobs a list returns. */
@@ -326,7 +335,7 @@ final class JobsApi {
             int retries = 0;
             for (Task<NovelProoferChunk.State> c : chunks) {
                 counts.merge(c.state(), 1, Integer::sum);
-                retries += c.record().retries();
+                retries += automaticRetries(c);
             }
             int done = counts.getOrDefault(NovelProoferChunk.State.DONE, 0);
             long all = chunks.isEmpty() ? (total == null ? 0 : Long.parseLong(total)) : chunks.size();
@@ -373,6 +382,21 @@ final class JobsApi {
         v.put("updated_at", job.record().updatedAt().toString());
         v.put("version", job.version());
         return v;
+    }
+
+    /**
+     * Returns how many automatic retries {@code chunk} had since it was created: the retryable
+     * errors in its history. Its record's {@code retries()} counts those of its current processing
+     * only, which a pause, a restart or {@code /retry-failed} starts afresh; the seed's
+     * {@code last_retry_count} is the job-wide total. A chunk that never failed has no last error
+     * (a retryable error always records one, and nothing clears it), so its history is not read.
+     */
+    private int automaticRetries(Task<NovelProoferChunk.State> chunk) {
+        if (chunk.record().lastError() == null && chunk.record().retries() == 0) return 0;
+        String retryable = NovelProoferChunk.Event.RETRYABLE_ERROR.name();
+        int n = 0;
+        for (dev.statekit.store.HistoryEntry e : service.engine().history(chunk.id())) if (retryable.equals(e.event())) n++;
+        return n;
     }
 
     static Map<String, Object> chunkView(Task<NovelProoferChunk.State> chunk) {

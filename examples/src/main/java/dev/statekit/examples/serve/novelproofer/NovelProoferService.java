@@ -207,6 +207,12 @@ public final class NovelProoferService extends SystemService {
 
     // --- Service -------------------------------------------------------------------------------
 
+    /** Returns 400 KiB: a text of 60,000 characters in any encoding, with the other fields ({@link JobsApi#MAX_BODY}). */
+    @Override
+    public int maxBody() {
+        return JobsApi.MAX_BODY;
+    }
+
     @Override
     public void routes(Router router) {
         JobsApi api = new JobsApi(this);

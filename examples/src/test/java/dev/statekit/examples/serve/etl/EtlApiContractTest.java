@@ -306,6 +306,34 @@ class EtlApiContractTest {
         }
     }
 
+    @Test
+    void anInputThatIsGoneOrUnreadableIsNamedAsSubmittedNeverByTheServersAbsolutePath() throws Exception {
+        try (ServeCommand.Running service = start()) {
+            ApiClient alice = new ApiClient(service.base()).as("alice");
+            Path inputs = Files.createDirectories(data.resolve("inputs").resolve("scans"));
+            Files.writeString(inputs.resolve("gone.txt"), "page 1\n");
+            Files.writeString(inputs.resolve("folder.txt"), "page 2\n");
+            // the OCR waits while the files change under the submitted tasks
+            TaskOperations operations = TaskOperations.of(service.service().engine());
+            operations.pause(EtlTask.OCR_QUEUE, Command.system());
+            long gone = alice.post(TASKS, "{\"file_name\":\"gone.txt\",\"path\":\"scans/gone.txt\"}").json().path("task_id").asLong();
+            long folder = alice.post(TASKS, "{\"file_name\":\"folder.txt\",\"path\":\"scans/folder.txt\"}").json().path("task_id").asLong();
+            Files.delete(inputs.resolve("gone.txt"));
+            Files.delete(inputs.resolve("folder.txt"));
+            Files.createDirectory(inputs.resolve("folder.txt"));
+            operations.resume(EtlTask.OCR_QUEUE, Command.system());
+
+            JsonNode missing = EtlTestSupport.await(alice, gone, "failed").json();
+            assertThat(missing.path("error_code").asText()).isEqualTo("INPUT_MISSING");
+            assertThat(missing.path("error_message").asText()).contains("the input scans/gone.txt").contains("No such file or directory")
+                    .doesNotContain(data.toAbsolutePath().toString()).doesNotContain(data.toRealPath().toString());
+            JsonNode unreadable = EtlTestSupport.await(alice, folder, "failed").json();
+            assertThat(unreadable.path("error_code").asText()).isEqualTo("INPUT_UNREADABLE");
+            assertThat(unreadable.path("error_message").asText()).contains("the input scans/folder.txt cannot be read")
+                    .doesNotContain(data.toAbsolutePath().toString()).doesNotContain(data.toRealPath().toString());
+        }
+    }
+
     static void assertError(ApiClient.Response response, int status, String code, String field) {
         assertThat(response.status()).as(response.text()).isEqualTo(status);
         assertThat(response.field("error_code")).as(response.text()).isEqualTo(code);

@@ -217,8 +217,12 @@ class NovelProoferApiTest {
         assertThat(api.get("/jobs/1/merge").status()).isEqualTo(405);
         assertThat(api.post("/jobs", "{}", "text/plain").status()).isEqualTo(415);
         assertThat(api.post("/jobs", "{}", null).status()).isEqualTo(415);
-        String big = "{\"title\": \"t\", \"text\": \"" + "x".repeat(70_000) + "\"}";
+        // a body over the service's 400 KiB is 413; a text over 60,000 characters in a body under it, 400 naming the field
+        String big = "{\"title\": \"t\", \"text\": \"" + "x".repeat(JobsApi.MAX_BODY) + "\"}";
         assertThat(api.post("/jobs", big).status()).isEqualTo(413);
+        String tooLong = "{\"title\": \"t\", \"text\": \"" + "x".repeat(70_000) + "\"}";
+        assertThat(api.post("/jobs", tooLong).status()).isEqualTo(400);
+        assertThat(api.post("/jobs", tooLong).field("field")).isEqualTo("text");
         ApiClient.Response crossSite = api.send(api.builder("/jobs").header("Content-Type", "application/json")
                 .header("Origin", "https://elsewhere.example").POST(HttpRequest.BodyPublishers.ofString("{}")).build());
         assertThat(crossSite.status()).isEqualTo(403);
@@ -287,6 +291,62 @@ class NovelProoferApiTest {
         try (var files = Files.list(data.resolve(OutputFiles.FOLDER))) {
             assertThat(files.filter(f -> !f.getFileName().toString().startsWith("."))).isEmpty();
         }
+    }
+
+    @Test
+    void aChineseTextOfUpTo60000CharactersIsAcceptedWhetherSentInUtf8OrEscaped() throws Exception {
+        ApiClient api = new ApiClient(start().base());
+        String chinese = "渡船在深夜离开了港口，码头上的灯在风中摇晃。".repeat(3000).substring(0, JobsApi.MAX_TEXT);
+        assertThat(chinese.length()).isEqualTo(60_000);
+        String utf8 = json(java.util.Map.of("title", "Ferry", "text", chinese, "validate", false));
+        assertThat(utf8.getBytes(StandardCharsets.UTF_8).length).as("over the other services' 64 KiB").isGreaterThan(64 * 1024);
+        ApiClient.Response sent = api.post("/jobs", utf8);
+        assertThat(sent.status()).as(sent.text()).isEqualTo(201);
+        assertThat(sent.json().path("text_chars").asInt()).isEqualTo(60_000);
+        // as Python's json.dumps writes it by default: every character escaped as backslash-u and 4 hex digits, 6 bytes
+        StringBuilder escaped = new StringBuilder("{\"title\":\"Ferry\",\"validate\":false,\"text\":\"");
+        for (char ch : chinese.toCharArray()) escaped.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) ch));
+        escaped.append("\"}");
+        assertThat(escaped.length()).isGreaterThan(360_000);
+        ApiClient.Response ascii = api.post("/jobs", escaped.toString());
+        assertThat(ascii.status()).as(ascii.text()).isEqualTo(201);
+        assertThat(ascii.json().path("text_chars").asInt()).isEqualTo(60_000);
+
+        // one character more: 400 naming the limit in characters
+        ApiClient.Response longer = api.post("/jobs", json(java.util.Map.of("title", "Ferry", "text", chinese + "。", "validate", false)));
+        assertThat(longer.status()).as(longer.text()).isEqualTo(400);
+        assertThat(longer.field("error_code")).isEqualTo("INVALID_FIELD");
+        assertThat(longer.field("field")).isEqualTo("text");
+        assertThat(longer.field("message")).contains("at most 60000 characters");
+        // a body over 400 KiB: 413 naming the limit in bytes
+        ApiClient.Response huge = api.post("/jobs", json(java.util.Map.of("title", "Ferry", "text", "x".repeat(JobsApi.MAX_BODY))));
+        assertThat(huge.status()).isEqualTo(413);
+        assertThat(huge.field("message")).contains(JobsApi.MAX_BODY + " bytes").contains("400 KiB");
+    }
+
+    /** The seed's {@code last_retry_count}: "全任务范围的自动重试总次数", the job-wide total of automatic retries. */
+    @Test
+    void lastRetryCountIsTheJobWideTotalOfAutomaticRetriesAndAPauseDoesNotLowerIt() throws Exception {
+        ServeCommand.Running service = start("--llm-failure-rate", "1");
+        ApiClient api = new ApiClient(service.base());
+        long id = api.post("/jobs", json(java.util.Map.of("title", "Flaky", "text", text(), "process", true))).json().path("id").asLong();
+        ApiClient.Response retried = api.awaitGet("/jobs/" + id, r -> r.json().path("last_retry_count").asInt() >= 2, WITHIN);
+        int before = retried.json().path("last_retry_count").asInt();
+
+        assertThat(api.post("/jobs/" + id + "/pause", "").status()).isEqualTo(200);
+        ApiClient.Response pending = api.awaitGet("/jobs/" + id + "/chunks", r -> chunkStates(r).stream().allMatch("pending"::equals), WITHIN);
+        for (JsonNode c : pending.json().path("chunks")) assertThat(c.path("retries").asInt()).as("a chunk's current processing").isZero();
+        ApiClient.Response paused = api.get("/jobs/" + id);
+        int after = paused.json().path("last_retry_count").asInt();
+        assertThat(after).as("a pause keeps the job-wide total").isGreaterThanOrEqualTo(before);
+        // the total is every retryable error in the chunks' histories
+        long inHistories = 0;
+        for (JsonNode c : pending.json().path("chunks")) {
+            inHistories += service.service().engine().history(c.path("id").asLong()).stream()
+                    .filter(e -> e.event().equals(dev.statekit.examples.NovelProoferChunk.Event.RETRYABLE_ERROR.name())).count();
+        }
+        assertThat(after).isEqualTo(inHistories);
+        assertThat(api.get("/jobs/" + id).json().path("last_retry_count").asInt()).as("and stays").isEqualTo(after);
     }
 
     @Test
