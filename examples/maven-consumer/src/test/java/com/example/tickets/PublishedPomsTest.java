@@ -35,7 +35,8 @@ class PublishedPomsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"statekit-bom", "statekit-store-spi", "statekit-core", "statekit-store-jdbc", "statekit-test"})
+    @ValueSource(strings = {"statekit-bom", "statekit-store-spi", "statekit-core", "statekit-store-jdbc", "statekit-test",
+            "statekit-micrometer", "statekit-opentelemetry"})
     void everyPomCarriesTheFieldsCentralAsksFor(String artifact) throws Exception {
         Element project = pom(artifact).getDocumentElement();
 
@@ -67,6 +68,22 @@ class PublishedPomsTest {
             listed.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":" + text(d, "version"));
         }
         assertThat(listed).containsExactlyInAnyOrder("dev.statekit:statekit-store-spi:" + VERSION, "dev.statekit:statekit-core:" + VERSION,
-                "dev.statekit:statekit-store-jdbc:" + VERSION, "dev.statekit:statekit-test:" + VERSION);
+                "dev.statekit:statekit-store-jdbc:" + VERSION, "dev.statekit:statekit-test:" + VERSION,
+                "dev.statekit:statekit-micrometer:" + VERSION, "dev.statekit:statekit-opentelemetry:" + VERSION);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"statekit-micrometer:io.micrometer:micrometer-core", "statekit-opentelemetry:io.opentelemetry:opentelemetry-api"})
+    void anIntegrationDependsOnStatekitCoreAndWhatItIntegratesWithOnly(String row) throws Exception {
+        String[] parts = row.split(":");
+        Element project = pom(parts[0]).getDocumentElement();
+        NodeList deps = project.getElementsByTagName("dependency");
+        List<String> compile = new ArrayList<>();
+        for (int i = 0; i < deps.getLength(); i++) {
+            Element d = (Element) deps.item(i);
+            String scope = text(d, "scope");
+            if (scope.isEmpty() || scope.equals("compile")) compile.add(text(d, "groupId") + ":" + text(d, "artifactId"));
+        }
+        assertThat(compile).containsExactlyInAnyOrder("dev.statekit:statekit-core", parts[1] + ":" + parts[2], "org.jspecify:jspecify");
     }
 }
