@@ -45,6 +45,11 @@ public record ClaimRequest(String machine, String queue, List<ClaimRule> rules, 
         if (starvationLimit < 0) throw new IllegalArgumentException("starvationLimit must be >= 0, was " + starvationLimit);
     }
 
+    /** Returns this request with the claim's time {@code now} instead (a rate-limited queue's claim time: {@link RateLimit#claimTime}). */
+    public ClaimRequest withNow(Instant now) {
+        return now.equals(this.now) ? this : new ClaimRequest(machine, queue, rules, owner, now, leaseDuration, max, starvationLimit);
+    }
+
     /** Returns the rule for state {@code from}, or null. */
     public @Nullable ClaimRule ruleFor(String from) {
         for (ClaimRule r : rules) if (r.from().equals(from)) return r;

@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
  * Every start counts, whatever becomes of the task. Stores keep the starts and enforce the limit
  * inside the claim, so it holds across every process that shares the store. A claim's time is read
  * before the claim waits for the queue's lock, so a claim may come after another whose time is
- * later; stores therefore keep the starts for a period more than the window
- * ({@link #keepAfter}), and a claim counts every start of its own window even then. The limit
- * holds, for windows of the claims' times, as long as no claim's time lags another's of the same
- * queue by more than a period.
+ * later: it counts every start after the beginning of its window, later ones included. Stores keep
+ * the starts for a period more than the window before the queue's latest start
+ * ({@link #keepAfter}), and a claim whose time lags that latest start by more than a period is
+ * made a period before it ({@link #claimTime}), so that every start its window holds is still
+ * kept. The limit holds, for windows of the starts' times, however late a claim comes.
  *
  * @param starts       the most starts per period, at least 1
  * @param period       the period, at least one millisecond (stores keep milliseconds)
@@ -65,11 +66,24 @@ public record RateLimit(int starts, Duration period, @Nullable String keyAttribu
     }
 
     /**
-     * Returns the instant before which (inclusive) a store may forget starts at {@code now}: two
-     * periods back, one more than the window, for claims whose time lags this one's.
+     * Returns the time of a claim whose time was read at {@code now}, of a queue whose latest start
+     * kept is {@code latestStart} (null when it keeps none): the later of {@code now} and a period
+     * before that start. A claim no earlier than that counts every start a store keeps
+     * ({@link #keepAfter}) within its window.
      */
-    public Instant keepAfter(Instant now) {
-        return now.minus(period).minus(period);
+    public Instant claimTime(Instant now, @Nullable Instant latestStart) {
+        if (latestStart == null) return now;
+        Instant earliest = latestStart.minus(period);
+        return earliest.isAfter(now) ? earliest : now;
+    }
+
+    /**
+     * Returns the instant before which (inclusive) a store may forget the starts of a queue whose
+     * latest start is {@code latestStart}: two periods before it, one more than the window of the
+     * earliest claim {@link #claimTime} lets come after it. The latest start itself is always kept.
+     */
+    public Instant keepAfter(Instant latestStart) {
+        return latestStart.minus(period).minus(period);
     }
 
     /** Returns the first instant whose starts still count at {@code now}: starts after it count. */

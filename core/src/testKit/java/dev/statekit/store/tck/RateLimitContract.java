@@ -3,6 +3,7 @@ package dev.statekit.store.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.store.Attributes;
+import dev.statekit.store.Claimed;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.TaskRecord;
@@ -54,6 +55,28 @@ abstract class RateLimitContract extends ContractPart {
         assertThat(claimAt(T0.plusSeconds(50), 5)).as("a claim whose time was read before the one at T0+90s: its window holds"
                 + " the two starts at T0").isEmpty();
         assertThat(claimAt(T0.plusSeconds(149), 5)).as("one start, at T0+90s, in the window").hasSize(1);
+    }
+
+    @Test
+    public void aClaimLaggingTheLatestStartByMoreThanAPeriodIsMadeAPeriodBeforeIt() {
+        long a1 = createWithModel("a");
+        long a2 = createWithModel("a");
+        store.setRateLimit(QUEUE, RateLimit.perKey(2, MINUTE, "model"));
+        assertThat(ids(claimAt(T0, 5))).containsExactlyInAnyOrder(a1, a2);
+        long b1 = createWithModel("b");
+        assertThat(ids(claimAt(T0.plusSeconds(180), 5))).as("a start of key b, three periods on").containsExactly(b1);
+        long a3 = createWithModel("a");
+        long a4 = createWithModel("a");
+        List<Claimed> late = store.claim(claimOf(OWNER, T0.plusSeconds(30), LEASE, 5, 0));
+        assertThat(ids(tasksOf(late))).containsExactlyInAnyOrder(a3, a4);
+        for (Claimed k : late) {
+            assertThat(k.entry().at()).as("a claim whose time lags the start at T0+180s by two periods is made a period"
+                    + " before it, outside the window of the starts at T0 the store may have forgotten")
+                    .isEqualTo(T0.plusSeconds(120));
+        }
+        long a5 = createWithModel("a");
+        assertThat(claimAt(T0.plusSeconds(179), 5)).as("the window holds the two starts at T0+120s").isEmpty();
+        assertThat(ids(claimAt(T0.plusSeconds(180), 5))).as("they left it").containsExactly(a5);
     }
 
     @Test

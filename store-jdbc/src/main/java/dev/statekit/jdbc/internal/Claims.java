@@ -45,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  *       control row (created on first use), computes the room under the limit, picks candidates
  *       in claim order with anti-starvation and stores the anti-starvation count. A rate-limited
  *       queue's candidates pass through a {@link RateGate} over the starts in the window and the
- *       keys held ({@link RateTable}), and the claim writes its starts in the same transaction.
+ *       keys held ({@link RateTable}); the claim is made at {@link RateLimit#claimTime} of the
+ *       queue's latest start, and writes its starts in the same transaction.
  * </ul>
  *
  * <p>The last two first ask whether any task is runnable, without locks, and stop there when none
@@ -183,23 +184,26 @@ public final class Claims {
         return write(c, request, candidates.picks());
     }
 
-    private List<Claimed> exclusive(Connection c, ClaimRequest request) throws SQLException {
-        QueueRecord q = queues.lock(c, request.queue());
+    private List<Claimed> exclusive(Connection c, ClaimRequest asked) throws SQLException {
+        QueueRecord q = queues.lock(c, asked.queue());
         if (q.paused()) return List.of();
-        int room = request.max();
-        if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - queues.leased(c, request.queue()));
+        int room = asked.max();
+        if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - queues.leased(c, asked.queue()));
         if (room <= 0) return List.of();
-        ClaimCandidates candidates = new ClaimCandidates(c, request, context, room, false);
         if (!q.rateLimited()) {
-            int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), request.starvationLimit());
-            if (skipped != q.skippedLower()) queues.setSkipped(c, request.queue(), skipped);
-            return write(c, request, candidates.picks());
+            ClaimCandidates candidates = new ClaimCandidates(c, asked, context, room, false);
+            int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), asked.starvationLimit());
+            if (skipped != q.skippedLower()) queues.setSkipped(c, asked.queue(), skipped);
+            return write(c, asked, candidates.picks());
         }
-        RateGate<TaskRecord, SQLException> gate = queues.rates().gate(c, q, request.now(), candidates);
+        RateLimit limit = q.rateLimit();
+        Instant latest = limit == null ? null : queues.rates().latestStart(c, asked.queue());
+        ClaimRequest request = limit == null ? asked : asked.withNow(limit.claimTime(asked.now(), latest));
+        ClaimCandidates candidates = new ClaimCandidates(c, request, context, room, false);
+        RateGate<TaskRecord, SQLException> gate = queues.rates().gate(c, q, request.now(), latest, candidates);
         int skipped = ClaimPicker.pick(gate, room, q.skippedLower(), request.starvationLimit());
         if (skipped != q.skippedLower()) queues.setSkipped(c, request.queue(), skipped);
         List<Claimed> claimed = write(c, request, candidates.picks());
-        RateLimit limit = q.rateLimit();
         if (limit != null) queues.rates().started(c, request.queue(), limit, claimed);
         return claimed;
     }

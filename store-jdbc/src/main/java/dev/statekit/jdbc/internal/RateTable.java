@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The starts and key holds of rate-limited queues ({@code rate_starts}, {@code rate_holds}): what
@@ -24,6 +25,7 @@ import java.util.Set;
  * in turn. Immutable and thread-safe.
  */
 final class RateTable {
+    private final String latestStart;
     private final String startsInWindow;
     private final String dropOldStarts;
     private final String insertStart;
@@ -36,6 +38,7 @@ final class RateTable {
     private final String forgetHolds;
 
     RateTable(Sql sql) {
+        latestStart = "select max(started_at) from " + sql.rateStarts + " where queue = ?";
         startsInWindow = "select rate_key, count(*) from " + sql.rateStarts + " where queue = ? and started_at > ? group by rate_key";
         dropOldStarts = "delete from " + sql.rateStarts + " where queue = ? and started_at <= ?";
         insertStart = "insert into " + sql.rateStarts + " (queue, rate_key, started_at) values (?, ?, ?)";
@@ -48,22 +51,30 @@ final class RateTable {
         forgetHolds = "update " + sql.queues + " set held_until = null where name = ?";
     }
 
+    /** Returns the latest start of {@code queue} kept, or null; the caller holds the queue's row lock. */
+    @Nullable Instant latestStart(Connection c, String queue) throws SQLException {
+        return Jdbc.queryOne(c, latestStart, ps -> ps.setString(1, queue), rs -> Rows.getInstant(rs, 1));
+    }
+
     /**
-     * Returns the gate of a claim of {@code q} at {@code now} over {@code inner}, after deleting the
-     * starts no claim counts any more ({@link RateLimit#keepAfter}: a claim whose time lags this
-     * one's still counts the starts of its window); the caller holds the queue's row lock.
+     * Returns the gate of a claim of {@code q} at {@code now} ({@link RateLimit#claimTime} of the
+     * queue's latest start {@code latest}) over {@code inner}, after deleting the starts no claim
+     * counts any more ({@link RateLimit#keepAfter}: a claim whose time lags another's still counts
+     * the starts of its window); the caller holds the queue's row lock.
      */
-    RateGate<TaskRecord, SQLException> gate(Connection c, QueueRecord q, Instant now,
+    RateGate<TaskRecord, SQLException> gate(Connection c, QueueRecord q, Instant now, @Nullable Instant latest,
             ClaimCandidates inner) throws SQLException {
         RateLimit limit = q.rateLimit();
         Map<String, Integer> starts = new HashMap<>();
         if (limit != null) {
             Instant after = Rows.micros(limit.windowAfter(now));
-            Instant forgotten = Rows.micros(limit.keepAfter(now));
-            Jdbc.update(c, dropOldStarts, ps -> {
-                ps.setString(1, q.name());
-                Rows.setInstant(ps, 2, forgotten);
-            });
+            if (latest != null) {
+                Instant forgotten = Rows.micros(limit.keepAfter(latest));
+                Jdbc.update(c, dropOldStarts, ps -> {
+                    ps.setString(1, q.name());
+                    Rows.setInstant(ps, 2, forgotten);
+                });
+            }
             for (Object[] row : Jdbc.query(c, startsInWindow, ps -> {
                 ps.setString(1, q.name());
                 Rows.setInstant(ps, 2, after);

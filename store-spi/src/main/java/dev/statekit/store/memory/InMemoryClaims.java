@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * {@link ClaimIndex} in the order of {@link ClaimPicker}, and each is claimed under its slot's
  * monitor with {@link ClaimRule#claim} and {@link ClaimRule#entry}, written as any change is. A
  * rate-limited queue's candidates pass through a {@link RateGate} over the starts and holds its
- * {@link InMemoryQueues.QueueSlot} keeps, and the claim records its starts there.
+ * {@link InMemoryQueues.QueueSlot} keeps, and the claim, made at {@link RateLimit#claimTime},
+ * records its starts there.
  */
 final class InMemoryClaims {
     private final InMemoryStore store;
@@ -45,14 +46,19 @@ final class InMemoryClaims {
         this.creations = creations;
     }
 
-    /** Claims as {@link dev.statekit.store.Store#claim} describes. */
-    List<Claimed> claim(ClaimRequest request) {
-        List<String> from = fromStates(request);
-        index.ensureIndexed(request.machine(), from, creations::lastId);
-        InMemoryQueues.QueueSlot qs = queues.slot(request.queue());
+    /**
+     * Claims as {@link dev.statekit.store.Store#claim} describes; a rate-limited queue's claim is made
+     * at {@link RateLimit#claimTime}.
+     */
+    List<Claimed> claim(ClaimRequest asked) {
+        List<String> from = fromStates(asked);
+        index.ensureIndexed(asked.machine(), from, creations::lastId);
+        InMemoryQueues.QueueSlot qs = queues.slot(asked.queue());
         synchronized (qs) {
             QueueRecord q = qs.record;
             if (q.paused()) return List.of();
+            RateLimit limit = q.rateLimit();
+            ClaimRequest request = limit == null ? asked : asked.withNow(limit.claimTime(asked.now(), qs.latestStart()));
             int room = request.max();
             if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - index.leased(request.queue()));
             QueueCandidates candidates = new QueueCandidates(request, index.candidates(request.machine(), request.queue(), from));
@@ -61,7 +67,6 @@ final class InMemoryClaims {
                 if (skipped != q.skippedLower()) qs.record = q.withSkippedLower(skipped);
                 return candidates.claimed;
             }
-            RateLimit limit = q.rateLimit();
             RateGate<Key, RuntimeException> gate = new RateGate<>(candidates, k -> RateLimit.keyOf(limit, Objects.requireNonNull(tasks.get(k.id())).task),
                     limit, limit != null ? qs.startsInWindow(limit, request.now()) : java.util.Map.of(),
                     RateGate.holdsApply(q.heldUntil(), request.now()) ? qs.heldAt(request.now()) : Set.of());

@@ -26,8 +26,10 @@ final class InMemoryQueues {
     /** The control record of one queue; the record is written under the slot's monitor. */
     static final class QueueSlot {
         volatile QueueRecord record;
-        /** The start times per rate key, kept for a period more than the rate limit's window. */
+        /** The start times per rate key, kept for a period more than the rate limit's window before the latest. */
         private final Map<String, List<Instant>> starts = new HashMap<>();
+        /** The latest start kept, or null. */
+        private @Nullable Instant latestStart;
         /** The end of the hold of each held key. */
         private final Map<String, Instant> holds = new HashMap<>();
 
@@ -35,16 +37,25 @@ final class InMemoryQueues {
             this.record = record;
         }
 
+        /** Returns the latest start kept, or null (the time of a claim: {@link RateLimit#claimTime}). Under the monitor. */
+        @Nullable Instant latestStart() {
+            return latestStart;
+        }
+
         /**
-         * Returns the starts of each key within the window of {@code limit} at {@code now}, dropping
-         * the ones no claim counts any more ({@link RateLimit#keepAfter}). Under the monitor.
+         * Returns the starts of each key within the window of {@code limit} at {@code now}, a claim's
+         * time ({@link RateLimit#claimTime}), dropping the ones no claim counts any more
+         * ({@link RateLimit#keepAfter}). Under the monitor.
          */
         Map<String, Integer> startsInWindow(RateLimit limit, Instant now) {
-            Instant forgotten = limit.keepAfter(now);
             Instant after = limit.windowAfter(now);
             Map<String, Integer> counts = new HashMap<>();
-            starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(forgotten)));
-            starts.values().removeIf(List::isEmpty);
+            Instant latest = latestStart;
+            if (latest != null) {
+                Instant forgotten = limit.keepAfter(latest);
+                starts.values().forEach(list -> list.removeIf(at -> !at.isAfter(forgotten)));
+                starts.values().removeIf(List::isEmpty);
+            }
             starts.forEach((key, list) -> {
                 int n = (int) list.stream().filter(at -> at.isAfter(after)).count();
                 if (n > 0) counts.put(key, n);
@@ -55,7 +66,9 @@ final class InMemoryQueues {
         /** Records one start per task claimed, at its claim's history time, under its key. Under the monitor. */
         void started(RateLimit limit, List<Claimed> claimed) {
             for (Claimed k : claimed) {
-                starts.computeIfAbsent(RateLimit.keyOf(limit, k.task()), key -> new ArrayList<>()).add(k.entry().at());
+                Instant at = k.entry().at();
+                starts.computeIfAbsent(RateLimit.keyOf(limit, k.task()), key -> new ArrayList<>()).add(at);
+                if (latestStart == null || at.isAfter(latestStart)) latestStart = at;
             }
         }
 
