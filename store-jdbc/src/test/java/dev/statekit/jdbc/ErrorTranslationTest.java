@@ -72,6 +72,19 @@ class ErrorTranslationTest {
     }
 
     @Test
+    void aDeadlocksOrSerializationConflictsVictimIsToldApartFromOtherFailures() {
+        SQLException deadlock = new SQLException("Deadlock detected", "40001");
+        SQLException pgDeadlock = new SQLException("deadlock detected", "40P01");
+        SQLException refused = new SQLException("Connection refused", "08001");
+        SQLException wrapped = new SQLException("batch failed", "HY000");
+        wrapped.setNextException(pgDeadlock);
+        assertThat(SqlErrors.conflictVictim(SqlErrors.translate(deadlock, "firing schedules", null))).isTrue();
+        assertThat(SqlErrors.conflictVictim(SqlErrors.translate(wrapped, "firing schedules", null))).isTrue();
+        assertThat(SqlErrors.conflictVictim(SqlErrors.translate(refused, "firing schedules", null))).isFalse();
+        assertThat(SqlErrors.conflictVictim(new IllegalStateException("no SQL here"))).isFalse();
+    }
+
+    @Test
     void aConnectionFailureWithoutSqlStateIsStillUnavailable() {
         SQLException failure = new SQLException("pool exhausted");
         JdbcStore store = JdbcStore.builder(Failing.dataSource(failure)).dialect(Dialect.H2).build();

@@ -126,42 +126,55 @@ public final class ScheduleTable {
                 + " order by next_due, name limit ?" + (pg ? " for update skip locked" : " for update");
         String earliest = "select min(next_due) from " + table + " where paused = false and machine in " + Sql.params(of.size());
         for (int attempt = 1; ; attempt++) {
-            Optional<SchedulePass> pass = jdbc.transaction("firing schedules", null, c -> {
-                List<ScheduleRecord> locked = Jdbc.query(c, due, ps -> {
-                    Rows.setInstant(ps, 1, now);
-                    int p = 2;
-                    for (String m : of) ps.setString(p++, m);
-                    ps.setInt(p, max);
-                }, ScheduleTable::read);
-                List<SchedulePass.Fired> fired = new ArrayList<>();
-                boolean any = false;
-                for (ScheduleRecord s : locked) {
-                    ScheduleFirer.Firing firing = firer.fire(s);
-                    List<NewTask> creates = firing.creates();
-                    List<TaskRecord> created = new ArrayList<>();
-                    if (!creates.isEmpty()) {
-                        Optional<List<CreateResult>> results = inserts.insertAll(c, creates, inserts.encode(creates), false);
-                        if (results.isEmpty()) return Optional.<SchedulePass>empty();    // a key's task was deleted meanwhile: start again
-                        for (CreateResult r : results.get()) if (r.created()) created.add(r.task());
-                    }
-                    any |= !created.isEmpty();
-                    ScheduleRecord next = micros(s.fired(firing.last(), firing.nextDue()));
-                    write(c, next);
-                    fired.add(new SchedulePass.Fired(next, created));
-                }
-                if (any) ops.notifyWaiters(c);
-                Instant next = Jdbc.queryOne(c, earliest, ps -> {
-                    int p = 1;
-                    for (String m : of) ps.setString(p++, m);
-                }, rs -> Rows.getInstant(rs, 1));
-                return Optional.of(new SchedulePass(fired, next));
-            });
+            Optional<SchedulePass> pass;
+            try {
+                pass = pass(of, now, max, firer, due, earliest);
+            } catch (StatekitException e) {
+                // Two passes of an embedded database that locks rows as it meets them may deadlock;
+                // the victim was rolled back whole, and runs again.
+                if (!SqlErrors.conflictVictim(e) || attempt >= PASS_ATTEMPTS) throw e;
+                continue;
+            }
             if (pass.isPresent()) return pass.get();
             if (attempt >= PASS_ATTEMPTS) {
                 throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "a schedule pass raced with the deletion of a task holding"
                         + " one of its occurrences' idempotency keys " + attempt + " times");
             }
         }
+    }
+
+    /** Runs one pass in one transaction; empty when a key's task was deleted meanwhile. */
+    private Optional<SchedulePass> pass(List<String> of, Instant now, int max, ScheduleFirer firer, String due, String earliest) {
+        return jdbc.transaction("firing schedules", null, c -> {
+            List<ScheduleRecord> locked = Jdbc.query(c, due, ps -> {
+                Rows.setInstant(ps, 1, now);
+                int p = 2;
+                for (String m : of) ps.setString(p++, m);
+                ps.setInt(p, max);
+            }, ScheduleTable::read);
+            List<SchedulePass.Fired> fired = new ArrayList<>();
+            boolean any = false;
+            for (ScheduleRecord s : locked) {
+                ScheduleFirer.Firing firing = firer.fire(s);
+                List<NewTask> creates = firing.creates();
+                List<TaskRecord> created = new ArrayList<>();
+                if (!creates.isEmpty()) {
+                    Optional<List<CreateResult>> results = inserts.insertAll(c, creates, inserts.encode(creates), false);
+                    if (results.isEmpty()) return Optional.<SchedulePass>empty();    // a key's task was deleted meanwhile: start again
+                    for (CreateResult r : results.get()) if (r.created()) created.add(r.task());
+                }
+                any |= !created.isEmpty();
+                ScheduleRecord next = micros(s.fired(firing.last(), firing.nextDue()));
+                write(c, next);
+                fired.add(new SchedulePass.Fired(next, created));
+            }
+            if (any) ops.notifyWaiters(c);
+            Instant next = Jdbc.queryOne(c, earliest, ps -> {
+                int p = 1;
+                for (String m : of) ps.setString(p++, m);
+            }, rs -> Rows.getInstant(rs, 1));
+            return Optional.of(new SchedulePass(fired, next));
+        });
     }
 
     private @Nullable ScheduleRecord lock(Connection c, String name) throws SQLException {

@@ -145,6 +145,26 @@ public final class SqlErrors {
                 || state.startsWith("42");                    // syntax error or access rule violation
     }
 
+    /**
+     * Returns whether {@code e} (a store's exception) was caused by the database choosing this
+     * transaction as a deadlock's or a serialization conflict's victim: it was rolled back, and
+     * running it again may succeed.
+     */
+    public static boolean conflictVictim(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                for (Throwable u : chain(sql)) {
+                    if (u instanceof SQLException s && s.getSQLState() != null
+                            && (s.getSQLState().equals("40001") || s.getSQLState().equals("40P01"))) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+        }
+        return false;
+    }
+
     private static boolean transientState(String state) {
         return state.startsWith("08")                         // connection exception
                 || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")   // shutdown, cannot connect now
