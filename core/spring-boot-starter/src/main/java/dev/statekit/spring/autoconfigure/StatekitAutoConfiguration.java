@@ -1,15 +1,10 @@
 package dev.statekit.spring.autoconfigure;
 
 import dev.statekit.core.Authorizer;
-import dev.statekit.core.Machine;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.TransitionEngineBuilder;
 import dev.statekit.core.ops.TaskOperations;
-import dev.statekit.core.runtime.TaskRuntime;
-import dev.statekit.core.runtime.TaskRuntimeBuilder;
 import dev.statekit.core.spi.Clock;
-import dev.statekit.core.spi.ErrorClassifier;
-import dev.statekit.core.spi.RuntimeListener;
 import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.jdbc.JdbcStore;
@@ -17,32 +12,23 @@ import dev.statekit.jdbc.JdbcStoreBuilder;
 import dev.statekit.spring.SpringTransactionHooks;
 import dev.statekit.spring.StatekitEngineCustomizer;
 import dev.statekit.spring.StatekitProperties;
-import dev.statekit.spring.StatekitRuntimeCustomizer;
-import dev.statekit.spring.StatekitRuntimeLifecycle;
 import dev.statekit.spring.WorkerRegistration;
 import dev.statekit.store.Store;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 /**
  * statekit's beans: the {@link JdbcStore} on the application's {@code DataSource} (joining its
  * Spring-managed transactions), the {@link TransitionEngine} with every {@link TransitionListener}
  * and {@link TaskInterceptor} bean, {@link TaskOperations}, and, when {@link WorkerRegistration}
- * beans exist, the {@link TaskRuntime} serving them, started and stopped with the context by a
- * {@link StatekitRuntimeLifecycle}. Each bean backs off when the application defines its own: a
+ * beans exist, the {@link TaskRuntime} serving them ({@link StatekitRuntimeAutoConfiguration}). Each bean backs off when the application defines its own: a
  * {@link Store} bean replaces the JDBC store, a {@link TransitionEngine} bean the engine, and so on.
  * Ordered after the {@code DataSource}'s auto-configuration (named for Spring Boot 3 and 4).
  */
@@ -121,78 +107,5 @@ public class StatekitAutoConfiguration {
     @ConditionalOnBean(TransitionEngine.class)
     public TaskOperations statekitOperations(TransitionEngine engine) {
         return TaskOperations.of(engine);
-    }
-
-    /**
-     * The runtime and its lifecycle, when the application declares workers and
-     * {@code statekit.runtime.enabled} is not false.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnBean({TransitionEngine.class, WorkerRegistration.class})
-    @ConditionalOnProperty(prefix = "statekit.runtime", name = "enabled", havingValue = "true", matchIfMissing = true)
-    public static class RuntimeConfiguration {
-
-        /** Creates the configuration; Spring calls it. */
-        public RuntimeConfiguration() {}
-
-        /**
-         * The runtime, not started: every {@link WorkerRegistration} bean registered, every
-         * {@link Machine} bean without a worker resolved ({@code resolves}), every
-         * {@link RuntimeListener} bean added, the {@link ErrorClassifier} bean when there is one,
-         * the properties applied, then the {@link StatekitRuntimeCustomizer} beans.
-         *
-         * @param engine        the engine
-         * @param properties    the properties
-         * @param registrations the worker beans
-         * @param machines      the machine beans
-         * @param listeners     the runtime listener beans
-         * @param classifier    an error classifier bean, if any
-         * @param customizers   the customizer beans
-         * @return the runtime
-         */
-        @Bean
-        @ConditionalOnMissingBean
-        public TaskRuntime statekitRuntime(TransitionEngine engine, StatekitProperties properties,
-                                           ObjectProvider<WorkerRegistration<?, ?>> registrations, ObjectProvider<Machine<?, ?>> machines,
-                                           ObjectProvider<RuntimeListener> listeners, ObjectProvider<ErrorClassifier> classifier,
-                                           ObjectProvider<StatekitRuntimeCustomizer> customizers) {
-            StatekitProperties.Runtime p = properties.runtime();
-            TaskRuntimeBuilder builder = TaskRuntime.builder(engine)
-                    .leaseDuration(p.leaseDuration())
-                    .pollInterval(p.pollInterval())
-                    .cancelGrace(p.cancelGrace())
-                    .forceCancelAfterGrace(p.forceCancelAfterGrace())
-                    .soleOwner(p.soleOwner())
-                    .retentionBatch(p.retentionBatch())
-                    .retentionInterval(p.retentionInterval());
-            if (p.owner() != null) builder.owner(p.owner());
-            if (p.workers() != null) builder.workers(p.workers());
-            if (p.batchSize() != null) builder.batchSize(p.batchSize());
-            if (p.heartbeat() != null) builder.heartbeat(p.heartbeat());
-            List<WorkerRegistration<?, ?>> workers = registrations.orderedStream().collect(Collectors.toList());
-            Set<String> served = new HashSet<>();
-            for (WorkerRegistration<?, ?> w : workers) {
-                w.registerWith(builder);
-                served.add(w.machine().name());
-            }
-            machines.orderedStream().filter(m -> !served.contains(m.name())).forEach(builder::resolves);
-            listeners.orderedStream().forEach(builder::listener);
-            classifier.ifUnique(builder::classifier);
-            customizers.orderedStream().forEach(c -> c.customize(builder));
-            return builder.build();
-        }
-
-        /**
-         * Starts the runtime with the context and stops it with {@code statekit.runtime.shutdown-grace}.
-         *
-         * @param runtime    the runtime
-         * @param properties the properties
-         * @return the lifecycle
-         */
-        @Bean
-        @ConditionalOnMissingBean
-        public StatekitRuntimeLifecycle statekitRuntimeLifecycle(TaskRuntime runtime, StatekitProperties properties) {
-            return new StatekitRuntimeLifecycle(runtime, properties.runtime().shutdownGrace());
-        }
     }
 }

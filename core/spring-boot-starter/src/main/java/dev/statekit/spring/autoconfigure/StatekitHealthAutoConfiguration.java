@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Bean;
  * Actuator's {@code statekit} health component ({@link StatekitHealthIndicator}), when Spring Boot 3's
  * Actuator is present; off with {@code management.health.statekit.enabled=false}.
  */
-@AutoConfiguration(after = StatekitAutoConfiguration.class)
+@AutoConfiguration(after = {StatekitAutoConfiguration.class, StatekitRuntimeAutoConfiguration.class})
 @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
 @ConditionalOnBean(Store.class)
 @ConditionalOnProperty(name = "management.health.statekit.enabled", havingValue = "true", matchIfMissing = true)

@@ -19,7 +19,7 @@ import org.springframework.context.annotation.Bean;
  * {@code MeterBinder}, bound to the application's registry (its primary one). Ordered after the
  * registry's auto-configuration (named for Spring Boot 3 and 4).
  */
-@AutoConfiguration(after = StatekitAutoConfiguration.class, afterName = {
+@AutoConfiguration(after = {StatekitAutoConfiguration.class, StatekitRuntimeAutoConfiguration.class}, afterName = {
         "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",

@@ -1,7 +1,8 @@
 /**
  * The auto-configuration of statekit, registered in
  * {@code META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports}: the store,
- * engine, operations and runtime ({@link dev.statekit.spring.autoconfigure.StatekitAutoConfiguration}),
+ * engine and operations ({@link dev.statekit.spring.autoconfigure.StatekitAutoConfiguration}), the runtime
+ * ({@link dev.statekit.spring.autoconfigure.StatekitRuntimeAutoConfiguration}),
  * Actuator's health ({@link dev.statekit.spring.autoconfigure.StatekitHealthAutoConfiguration}) and
  * Micrometer's meters ({@link dev.statekit.spring.autoconfigure.StatekitMetricsAutoConfiguration}).
  * Each bean backs off when the application defines its own. The dashboard, when statekit-dashboard
