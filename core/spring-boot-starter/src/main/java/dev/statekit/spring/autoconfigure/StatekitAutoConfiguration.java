@@ -28,7 +28,7 @@ import org.springframework.context.annotation.Bean;
  * statekit's beans: the {@link JdbcStore} on the application's {@code DataSource} (joining its
  * Spring-managed transactions), the {@link TransitionEngine} with every {@link TransitionListener}
  * and {@link TaskInterceptor} bean, {@link TaskOperations}, and, when {@link WorkerRegistration}
- * beans exist, the {@link TaskRuntime} serving them ({@link StatekitRuntimeAutoConfiguration}). Each bean backs off when the application defines its own: a
+ * beans exist, the {@code TaskRuntime} serving them ({@link StatekitRuntimeAutoConfiguration}). Each bean backs off when the application defines its own: a
  * {@link Store} bean replaces the JDBC store, a {@link TransitionEngine} bean the engine, and so on.
  * Ordered after the {@code DataSource}'s auto-configuration (named for Spring Boot 3 and 4).
  */
