@@ -22,7 +22,7 @@ class DocLinksTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"README.md", "docs/getting-started.md", "docs/configuration.md", "docs/operations.md",
-            "docs/troubleshooting.md"})
+            "docs/troubleshooting.md", "docs/spring-boot.md"})
     void everyLinkLeadsToAPageAndHeadingThatExist(String page) throws IOException {
         Path from = Markdown.ROOT.resolve(page);
         List<String> broken = new ArrayList<>();
