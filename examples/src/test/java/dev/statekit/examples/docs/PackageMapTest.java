@@ -31,7 +31,8 @@ class PackageMapTest {
             Map.entry("dev.statekit.store.support", "store-spi/src/main/java"),
             Map.entry("dev.statekit.jdbc", "store-jdbc/src/main/java"),
             Map.entry("dev.statekit.micrometer", "core/micrometer/src/main/java"),
-            Map.entry("dev.statekit.opentelemetry", "core/opentelemetry/src/main/java"));
+            Map.entry("dev.statekit.opentelemetry", "core/opentelemetry/src/main/java"),
+            Map.entry("dev.statekit.dashboard", "core/dashboard/src/main/java"));
 
     /** Every row of the map's second table: the types named, by package. */
     static Map<String, Set<String>> map() throws IOException {
