@@ -36,7 +36,7 @@ class PublishedPomsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"statekit-bom", "statekit-store-spi", "statekit-core", "statekit-store-jdbc", "statekit-test",
-            "statekit-micrometer", "statekit-opentelemetry", "statekit-spring-boot-starter"})
+            "statekit-micrometer", "statekit-opentelemetry", "statekit-dashboard", "statekit-spring-boot-starter"})
     void everyPomCarriesTheFieldsCentralAsksFor(String artifact) throws Exception {
         Element project = pom(artifact).getDocumentElement();
 
@@ -70,7 +70,7 @@ class PublishedPomsTest {
         assertThat(listed).containsExactlyInAnyOrder("dev.statekit:statekit-store-spi:" + VERSION, "dev.statekit:statekit-core:" + VERSION,
                 "dev.statekit:statekit-store-jdbc:" + VERSION, "dev.statekit:statekit-test:" + VERSION,
                 "dev.statekit:statekit-micrometer:" + VERSION, "dev.statekit:statekit-opentelemetry:" + VERSION,
-                "dev.statekit:statekit-spring-boot-starter:" + VERSION);
+                "dev.statekit:statekit-dashboard:" + VERSION, "dev.statekit:statekit-spring-boot-starter:" + VERSION);
     }
 
     @ParameterizedTest

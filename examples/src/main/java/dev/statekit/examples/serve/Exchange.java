@@ -52,6 +52,21 @@ public final class Exchange {
         return path;
     }
 
+    /** Returns the query parameters, decoded, each with its values. */
+    Map<String, List<String>> queryParameters() {
+        return query;
+    }
+
+    /** Returns the header {@code name}, or null. */
+    @Nullable String headerOrNull(String name) {
+        return headers.apply(name);
+    }
+
+    /** Returns the body's bytes as received. */
+    byte[] rawBody() {
+        return body.clone();
+    }
+
     /** Returns the path parameter {@code name} as written. */
     public String parameter(String name) {
         String value = parameters.get(name);

@@ -15,8 +15,11 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Router {
     private final List<Entry> entries = new ArrayList<>();
+    private final List<Mount> mounts = new ArrayList<>();
 
     private record Entry(String method, String[] segments, Route route) {}
+
+    private record Mount(String prefix, Route route) {}
 
     /** A route found for a request, with its path parameters. */
     record Match(Route route, Map<String, String> parameters) {}
@@ -49,11 +52,24 @@ public final class Router {
     }
 
     /**
+     * Hands every request at {@code prefix} or below it, whatever its method, to {@code route}
+     * (which answers 404 and 405 itself): a whole application under one path, such as the dashboard.
+     */
+    public Router mount(String prefix, Route route) {
+        if (!prefix.startsWith("/") || prefix.endsWith("/")) throw new IllegalArgumentException("a mount's prefix is /SEGMENT…: " + prefix);
+        mounts.add(new Mount(prefix, route));
+        return this;
+    }
+
+    /**
      * Returns the route for {@code method} and {@code path}.
      *
      * @throws ApiException 404 when no route has the path, 405 when none has it with this method
      */
     Match match(String method, String path) {
+        for (Mount m : mounts) {
+            if (path.equals(m.prefix()) || path.startsWith(m.prefix() + "/")) return new Match(m.route(), Map.of());
+        }
         String[] segments = split(path);
         Set<String> methods = new LinkedHashSet<>();
         for (Entry e : entries) {

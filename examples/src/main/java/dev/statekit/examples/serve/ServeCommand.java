@@ -284,7 +284,7 @@ public final class ServeCommand {
             service = factory.create(context);
             Router router = new Router();
             service.routes(router);
-            new Dashboard(service, factory.name(), values.get(READ_ONLY_DASHBOARD)).routes(router);
+            ServiceDashboard.mount(router, service, factory.name(), values.get(READ_ONLY_DASHBOARD));
             service.start();
             HttpServer server;
             try {

@@ -12,8 +12,9 @@
  * {@link dev.statekit.examples.serve.Exchange}, {@link dev.statekit.examples.serve.JsonBody},
  * {@link dev.statekit.examples.serve.Reply}, {@link dev.statekit.examples.serve.ApiException}),
  * the helpers routes share ({@link dev.statekit.examples.serve.Fires} for events and refusals,
- * {@link dev.statekit.examples.serve.Idempotency} for request keys), and the
- * {@link dev.statekit.examples.serve.Dashboard}.
+ * {@link dev.statekit.examples.serve.Idempotency} for request keys), and
+ * {@link dev.statekit.examples.serve.ServiceDashboard}, which mounts the published
+ * {@code statekit-dashboard} on the router.
  *
  * <p>How a request moves: Jetty's {@code SizeLimitHandler} answers a body over the limit 413;
  * Jetty's {@code QoSHandler} lets at most 6 requests run at once and answers those that waited too

@@ -19,7 +19,7 @@ class DocSnippetsTest {
     static final Path ROOT = Path.of("").toAbsolutePath().getParent();
 
     @ParameterizedTest
-    @ValueSource(strings = {"docs/concepts.md", "docs/runtime.md", "docs/spring-boot.md"})
+    @ValueSource(strings = {"docs/concepts.md", "docs/runtime.md", "docs/spring-boot.md", "docs/dashboard.md"})
     void javaShownInDocsIsCodeOfTheExamples(String doc) throws IOException {
         Set<String> sourceLines = new HashSet<>();
         try (Stream<Path> files = Files.walk(ROOT.resolve("examples/src/main/java"))) {

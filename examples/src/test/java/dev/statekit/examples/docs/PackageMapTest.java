@@ -32,6 +32,7 @@ class PackageMapTest {
             Map.entry("dev.statekit.jdbc", "store-jdbc/src/main/java"),
             Map.entry("dev.statekit.micrometer", "core/micrometer/src/main/java"),
             Map.entry("dev.statekit.opentelemetry", "core/opentelemetry/src/main/java"),
+            Map.entry("dev.statekit.dashboard", "core/dashboard/src/main/java"),
             Map.entry("dev.statekit.spring", "core/spring-boot-starter/src/main/java"),
             Map.entry("dev.statekit.spring.autoconfigure", "core/spring-boot-starter/src/main/java"));
 

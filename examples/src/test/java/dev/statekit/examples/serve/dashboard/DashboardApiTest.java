@@ -544,7 +544,7 @@ class DashboardApiTest {
     }
 
     private static String resource(String file) throws IOException {
-        try (InputStream in = DashboardApiTest.class.getClassLoader().getResourceAsStream("dev/statekit/examples/serve/ui/" + file)) {
+        try (InputStream in = DashboardApiTest.class.getClassLoader().getResourceAsStream("dev/statekit/dashboard/ui/" + file)) {
             assertThat(in).as(file).isNotNull();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }

@@ -1,6 +1,8 @@
 // The dashboard's JSON API: reads, and changes sent as JSON with the actor in X-User.
 
 const ACTOR_KEY = 'statekit.dashboard.actor';
+/** The API's address: this module is at BASE/assets/api.js, the API at BASE/api. */
+const API = new URL('../api', import.meta.url).pathname;
 /** What the service accepts as X-User. */
 export const ACTOR_PATTERN = /^[A-Za-z0-9._@:-]{1,64}$/;
 
@@ -45,18 +47,18 @@ async function answer(response) {
   return body;
 }
 
-/** GETs /ui/api + path. */
+/** GETs BASE/api + path. */
 export async function get(path) {
-  const response = await fetch('/ui/api' + path, { headers: { Accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
+  const response = await fetch(API + path, { headers: { Accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
   return answer(response);
 }
 
-/** POSTs body as JSON to /ui/api + path, acting as the stored name. */
+/** POSTs body as JSON to BASE/api + path, acting as the stored name. */
 export async function post(path, body = {}) {
   const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
   const name = actor();
   if (name && ACTOR_PATTERN.test(name)) headers['X-User'] = name;
-  const response = await fetch('/ui/api' + path, {
+  const response = await fetch(API + path, {
     method: 'POST', headers, body: JSON.stringify(body), cache: 'no-store', credentials: 'same-origin',
   });
   return answer(response);

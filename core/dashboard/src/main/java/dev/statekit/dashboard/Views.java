@@ -1,8 +1,9 @@
-package dev.statekit.examples.serve;
+package dev.statekit.dashboard;
 
 import dev.statekit.core.Ending;
 import dev.statekit.core.GroupProgress;
 import dev.statekit.core.Machine;
+import dev.statekit.core.Outcome;
 import dev.statekit.core.Transition;
 import dev.statekit.core.ops.ScheduleView;
 import dev.statekit.store.HistoryEntry;
@@ -26,13 +27,13 @@ import org.jspecify.annotations.Nullable;
  * The dashboard's JSON: tasks, machines, queues and progress as maps of strings, numbers and
  * booleans. Every value a task carries goes out as a JSON string; the page renders it as text.
  */
-final class DashboardViews {
+final class Views {
     /** How many attributes a task's line in a list shows. */
     static final int SUMMARY_ATTRIBUTES = 4;
     /** How long an attribute's value in a list may be before it is cut. */
     static final int SUMMARY_VALUE = 120;
 
-    private DashboardViews() {}
+    private Views() {}
 
     /** Returns a machine's definition for its diagram: states, rows, and what its tasks' children are. */
     static <S extends Enum<S>, E extends Enum<E>> Map<String, Object> machine(Machine<S, E> machine) {
@@ -40,7 +41,7 @@ final class DashboardViews {
         List<Object> states = new ArrayList<>();
         for (S s : machine.states()) {
             Map<String, Object> state = state(machine, s);
-            state.put("userEvents", Fires.userEvents(machine, s.name()));
+            state.put("userEvents", userEvents(machine, s.name()));
             states.add(state);
         }
         body.put("states", states);
@@ -292,6 +293,25 @@ final class DashboardViews {
         body.put("next", next);
         body.put("attributes", new TreeMap<>(r.attributes().asMap()));
         body.put("version", r.version());
+        return body;
+    }
+
+    /** Returns the events a user may fire in the state named {@code stateName}. */
+    static <S extends Enum<S>> List<String> userEvents(Machine<S, ?> machine, String stateName) {
+        S state = machine.state(stateName);
+        List<String> events = new ArrayList<>();
+        if (state == null) return events;
+        for (Enum<?> e : machine.allowedEvents(state, TriggerSource.USER)) events.add(e.name());
+        return events;
+    }
+
+    /** Returns a small JSON map of an applied change: the task's id, state and version. */
+    static Map<String, Object> applied(Outcome.Applied<?> applied) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", applied.task().id());
+        body.put("state", applied.task().state().name());
+        body.put("version", applied.task().version());
+        body.put("replayed", applied.replayed());
         return body;
     }
 
