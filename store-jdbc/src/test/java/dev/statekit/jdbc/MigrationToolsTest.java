@@ -36,6 +36,7 @@ import liquibase.database.DatabaseFactory;
 import liquibase.database.jvm.JdbcConnection;
 import liquibase.resource.ClassLoaderResourceAccessor;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.jspecify.annotations.Nullable;
@@ -140,6 +141,15 @@ class MigrationToolsTest {
             liquibase(pool, "dev/statekit/jdbc/liquibase-master.xml", null, "two_", null);
             assertThat(versions(pool, "jobs_")).isEqualTo(Schema.VERSIONS);
             runsATask(JdbcStore.builder(pool).tablePrefix("jobs_").build(), Dialect.H2);
+        }
+    }
+
+    @Test
+    void flywayRefusesTheFilesWithoutAPrefix() throws Exception {
+        try (TestPool pool = Databases.h2()) {
+            var flyway = Flyway.configure().dataSource(pool).locations("classpath:" + Schema.location(Dialect.H2)).load();
+            assertThatThrownBy(flyway::migrate).isInstanceOf(FlywayException.class).hasMessageContaining("${prefix}");
+            assertThat(MigrationToolsTest.tables(pool)).noneMatch(t -> t.toLowerCase(java.util.Locale.ROOT).endsWith("tasks"));
         }
     }
 
@@ -254,6 +264,15 @@ class MigrationToolsTest {
             while (rs.next()) versions.add(rs.getInt(1));
         }
         return versions;
+    }
+
+    /** The names of the tables of the public schema. */
+    static List<String> tables(DataSource pool) throws SQLException {
+        List<String> tables = new ArrayList<>();
+        try (Connection c = pool.getConnection(); var rs = c.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
+            while (rs.next()) tables.add(rs.getString("TABLE_NAME"));
+        }
+        return tables;
     }
 
     /** The ids of the change sets Liquibase recorded for {@code prefix}, in the order it ran them. */
