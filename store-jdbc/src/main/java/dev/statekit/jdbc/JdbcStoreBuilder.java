@@ -76,8 +76,8 @@ public final class JdbcStoreBuilder {
 
     /**
      * Sets whether {@link #build()} applies the schema (creating what is missing, leaving what
-     * exists); default false, for hosts that apply {@link JdbcStore#ddl} with their migration
-     * tool.
+     * exists); default false, for hosts that apply the schema with their migration tool (the
+     * files of {@link Dialect#schemaResource(int)}, or {@link JdbcStore#ddl}).
      *
      * @param create whether to create missing tables, sequences and indexes
      * @return this builder
@@ -103,15 +103,20 @@ public final class JdbcStoreBuilder {
     }
 
     /**
-     * Builds the store. Connects once when the dialect must be detected or the schema created;
-     * logs the dialect at INFO. On H2, borrows one more connection, once per data source, to warn
-     * when the data source opens the database again for every operation.
+     * Builds the store. Connects once when the dialect must be detected or the schema created, and
+     * then checks that the tables are at {@link JdbcStore#SCHEMA_VERSION}: every version recorded
+     * in their {@code schema_version} table, none newer. With a dialect set and
+     * {@code createSchemaIfMissing(false)} it does not connect, and checks nothing. Logs the dialect
+     * at INFO. On H2, borrows one more connection, once per data source, to warn when the data
+     * source opens the database again for every operation.
      *
      * @return the store
      * @throws IllegalArgumentException listing every invalid setting, or when the database is
      *                                  neither PostgreSQL nor H2
      * @throws StatekitException        {@link ErrorCode#STORE_UNAVAILABLE} or {@link ErrorCode#STORE_FAILURE}
-     *                                  when connecting or creating the schema fails
+     *                                  when connecting or creating the schema fails;
+     *                                  {@link ErrorCode#STORE_FAILURE} when the tables are missing, at an
+     *                                  older version or at a newer one, the message saying which and what to run
      */
     public JdbcStore build() {
         List<String> problems = new ArrayList<>();
@@ -142,6 +147,9 @@ public final class JdbcStoreBuilder {
                     }
                     log.info("statekit schema version {} applied on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
                 }
+                doing = "checking the schema version";
+                String mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix));
+                if (mismatch != null) throw new StatekitException(ErrorCode.STORE_FAILURE, mismatch);
             } catch (SQLException e) {
                 throw SqlErrors.translate(e, doing, null);
             } finally {

@@ -7,11 +7,15 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The versioned schema shipped as resources, one file per dialect and version, each version adding
@@ -21,7 +25,7 @@ public final class Schema {
     /** The schema version this code reads and writes. */
     public static final int VERSION = 6;
     /** The versions this build ships, in order; the last is {@link #VERSION}. */
-    public static final java.util.List<Integer> VERSIONS = java.util.List.of(1, 2, 3, 4, 5, 6);
+    public static final List<Integer> VERSIONS = List.of(1, 2, 3, 4, 5, 6);
     /** The placeholder that stands for the table prefix in the resources. */
     public static final String PLACEHOLDER = "${prefix}";
 
@@ -31,7 +35,7 @@ public final class Schema {
     }
 
     /** Returns null when {@code prefix} is a valid table prefix, else why it is not. */
-    public static @org.jspecify.annotations.Nullable String checkPrefix(String prefix) {
+    public static @Nullable String checkPrefix(String prefix) {
         if (PREFIX.matcher(prefix).matches()) return null;
         return "table prefix '" + prefix + "' is invalid: it must match [a-z][a-z0-9_]{0,30} (a lower-case letter, then"
                 + " at most 30 lower-case letters, digits or underscores), for example statekit_";
@@ -120,5 +124,84 @@ public final class Schema {
                 for (String sql : statements) s.execute(sql);
             }
         }
+    }
+
+    /**
+     * Returns the versions recorded in the {@code schema_version} table of {@code prefix}, or null
+     * when that table does not exist. Leaves no transaction open on a connection that is not in
+     * auto-commit mode.
+     */
+    public static @Nullable SortedSet<Integer> recordedVersions(Connection connection, String prefix) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("select version from " + prefix + "schema_version")) {
+            SortedSet<Integer> versions = new TreeSet<>();
+            while (rs.next()) versions.add(rs.getInt(1));
+            return versions;
+        } catch (SQLException e) {
+            if (missingTable(e)) return null;
+            throw e;
+        } finally {
+            if (!autoCommit) connection.rollback();
+        }
+    }
+
+    private static boolean missingTable(SQLException e) {
+        // PostgreSQL: undefined table; H2: table not found (42S02, and 42S04 or 4210x by error code)
+        String state = e.getSQLState();
+        int code = e.getErrorCode();
+        return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state)
+                || code == 42102 || code == 42103 || code == 42104;
+    }
+
+    /**
+     * Returns null when the tables of {@code prefix} are at the schema version this code needs, or
+     * else why not and what to run: the versions missing (all of them when {@code recorded} is null,
+     * the table being absent), or that the tables are newer than this code knows.
+     */
+    public static @Nullable String mismatch(Dialect dialect, String prefix, @Nullable SortedSet<Integer> recorded) {
+        String tables = "the statekit tables with prefix " + prefix;
+        if (recorded != null && !recorded.isEmpty() && recorded.last() > VERSION) {
+            return tables + " are at version " + recorded.last() + ", newer than this statekit-store-jdbc (" + VERSION
+                    + ") knows: upgrade statekit-store-jdbc to a version that knows schema version " + recorded.last();
+        }
+        List<Integer> missing = new ArrayList<>();
+        for (int version : VERSIONS) {
+            if (recorded == null || !recorded.contains(version)) missing.add(version);
+        }
+        if (missing.isEmpty()) return null;
+        String where;
+        if (recorded == null) {
+            where = " are missing (there is no table " + prefix + "schema_version)";
+        } else if (recorded.isEmpty()) {
+            where = " record no schema version (" + prefix + "schema_version is empty)";
+        } else if (missing.get(0) > recorded.last()) {
+            where = " are at version " + recorded.last();
+        } else {
+            where = " are at version " + recorded.last() + " without " + versionList(missing.stream().filter(v -> v < recorded.last()).toList());
+        }
+        String location = location(dialect);
+        return tables + where + "; this statekit-store-jdbc needs " + VERSION + ": run " + versionList(missing)
+                + " (classpath:" + location + "/V<n>__statekit.sql, or the Liquibase changelog " + location
+                + "/changelog.xml) with your migration tool, or build the store with createSchemaIfMissing(true)";
+    }
+
+    /** Returns the classpath directory of the schema files of {@code dialect}, without a trailing slash. */
+    public static String location(Dialect dialect) {
+        String first = dialect.schemaResource(1);
+        return first.substring(0, first.lastIndexOf('/'));
+    }
+
+    /** Names versions for a person: V5, V5 and V6, V3, V5 and V6, or V1 to V6 for a run of three or more. */
+    public static String versionList(List<Integer> versions) {
+        if (versions.size() > 2 && versions.get(versions.size() - 1) - versions.get(0) == versions.size() - 1) {
+            return "V" + versions.get(0) + " to V" + versions.get(versions.size() - 1);
+        }
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < versions.size(); i++) {
+            if (i > 0) text.append(i == versions.size() - 1 ? " and " : ", ");
+            text.append('V').append(versions.get(i));
+        }
+        return text.toString();
     }
 }
