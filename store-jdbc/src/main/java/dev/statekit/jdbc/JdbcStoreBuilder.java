@@ -77,7 +77,9 @@ public final class JdbcStoreBuilder {
     /**
      * Sets whether {@link #build()} applies the schema (creating what is missing, leaving what
      * exists); default false, for hosts that apply the schema with their migration tool (the
-     * files of {@link Dialect#schemaResource(int)}, or {@link JdbcStore#ddl}).
+     * files of {@link Dialect#schemaResource(int)}, or {@link JdbcStore#ddl}). Tables already at
+     * {@link JdbcStore#SCHEMA_VERSION} are left alone: no statement of the schema runs, so a process
+     * that starts beside others at work on the tables takes none of their locks.
      *
      * @param create whether to create missing tables, sequences and indexes
      * @return this builder
@@ -137,7 +139,11 @@ public final class JdbcStoreBuilder {
                 } else {
                     log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
                 }
-                if (createSchemaIfMissing) {
+                // Tables already at this version are left alone: applying the schema again changes nothing
+                // but takes locks that processes already working on the tables may deadlock with.
+                if (createSchemaIfMissing && Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix)) == null) {
+                    log.info("statekit schema version {} found on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
+                } else if (createSchemaIfMissing) {
                     boolean autoCommit = c.getAutoCommit();
                     if (!autoCommit) c.setAutoCommit(true);
                     try {

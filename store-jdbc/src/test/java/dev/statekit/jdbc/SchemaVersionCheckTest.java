@@ -85,6 +85,29 @@ class SchemaVersionCheckTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void tablesAtTheVersionAreLeftAloneByCreatingTheSchemaSoAWriterBesideItHoldsNothingUp(Dialect dialect) throws Exception {
+        try (Opened db = Opened.open(dialect)) {
+            String prefix = db.store().tablePrefix();
+            // a process at work: a transaction that has written a task and holds its locks
+            try (java.sql.Connection writer = db.pool().getConnection()) {
+                writer.setAutoCommit(false);
+                try (java.sql.Statement s = writer.createStatement()) {
+                    for (String table : List.of("tasks", "history", "queues", "schema_version")) {
+                        s.executeUpdate("update " + prefix + table + " set " + (table.equals("schema_version") ? "description = description"
+                                : table.equals("queues") ? "paused = paused" : "version = version"));
+                    }
+                }
+                java.util.concurrent.CompletableFuture<JdbcStore> second = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> JdbcStore.builder(db.pool()).tablePrefix(prefix).createSchemaIfMissing(true).build());
+                // Applying the schema again would wait for the writer's locks (DDL on its tables) until it ends.
+                assertThat(second.get(20, java.util.concurrent.TimeUnit.SECONDS).dialect()).isEqualTo(dialect);
+                writer.rollback();
+            }
+        }
+    }
+
     @Test
     void versionsAreNamedForAPerson() {
         assertThat(Schema.versionList(List.of(5))).isEqualTo("V5");
