@@ -4,9 +4,9 @@ import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
-import java.util.List;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
