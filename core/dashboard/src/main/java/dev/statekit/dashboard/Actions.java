@@ -4,6 +4,7 @@ import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.TransitionEngine;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the dashboard's task buttons act, for a host whose events mean more than one change
@@ -35,6 +36,21 @@ public interface Actions {
      */
     default Object retryFailedChildren(Machine<?, ?> machine, long id, Command command) {
         throw new DashboardException(409, "NOT_SUPPORTED", "tasks of " + machine.name() + " have no children to retry here");
+    }
+
+    /**
+     * Returns what firing {@code event} on task {@code id} deletes, in words naming it (e.g.
+     * {@code "job #12 with its 40 chunks and their results"}), or null when it deletes nothing. The
+     * page asks for a confirmation that names it before it sends the event. By default nothing is
+     * deleted by an event.
+     *
+     * @param machine the task's machine
+     * @param id      the task's id
+     * @param event   the event's name, one of the machine's user events
+     * @return what it deletes, or null
+     */
+    default @Nullable String deletes(Machine<?, ?> machine, long id, String event) {
+        return null;
     }
 
     /**

@@ -11,9 +11,13 @@ import dev.statekit.core.ops.BulkResult;
 import dev.statekit.core.ops.ScheduleView;
 import dev.statekit.core.ops.TaskFilter;
 import dev.statekit.core.ops.TaskOperations;
+import dev.statekit.core.runtime.QueueMetrics;
+import dev.statekit.core.runtime.RuntimeMetrics;
 import dev.statekit.store.ArchivedTask;
+import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Page;
 import dev.statekit.store.StateCount;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.net.URLDecoder;
@@ -135,7 +139,7 @@ final class Api {
         get("/api/overview", c -> ok(overview(c)));
         get("/api/machines/{machine}", c -> ok(Views.machine(machine(c.parameter("machine")))));
         get("/api/tasks", this::tasks);
-        get("/api/tasks/{id}", c -> ok(task(c.id("id"))));
+        get("/api/tasks/{id}", c -> ok(task(c, c.id("id"))));
         post("/api/tasks/{id}/events", this::fire);
         post("/api/tasks/{id}/retry-failed-children", this::retryFailedChildren);
         for (String action : List.of("pause", "resume", "stop-after-current", "concurrency")) {
@@ -284,9 +288,34 @@ final class Api {
         for (Machine<?, ?> m : machines().values()) machines.add(Views.machineCounts(m, counts));
         body.put("machines", machines);
         List<Object> queues = new ArrayList<>();
-        for (String q : queues(counts)) queues.add(queue(q, counts));
+        Map<String, Views.Waiting> waiting = waiting();
+        for (String q : queues(counts)) queues.add(queue(q, counts, waiting));
         body.put("queues", queues);
+        body.put("waitingFrom", waiting == null ? "claim-states" : "runtime");
         return body;
+    }
+
+    /**
+     * Returns what waits on each queue as the runtime's metrics count it, summed over the
+     * dashboard's machines; null when the dashboard has no metrics.
+     */
+    private @Nullable Map<String, Views.Waiting> waiting() {
+        java.util.function.Supplier<RuntimeMetrics> source = dashboard.metrics();
+        if (source == null) return null;
+        RuntimeMetrics metrics = source.get();
+        Map<String, Machine<?, ?>> machines = machines();
+        Map<String, Views.Waiting> out = new LinkedHashMap<>();
+        for (QueueMetrics q : metrics.queues()) {
+            if (!machines.containsKey(q.machine())) continue;
+            Views.Waiting w = out.getOrDefault(q.queue(), new Views.Waiting(0, null));
+            Instant oldest = w.oldest();
+            if (q.oldestReadyAge() != null) {
+                Instant ready = metrics.at().minus(q.oldestReadyAge());
+                if (oldest == null || ready.isBefore(oldest)) oldest = ready;
+            }
+            out.put(q.queue(), new Views.Waiting(w.tasks() + q.waiting(), oldest));
+        }
+        return out;
     }
 
     /** Returns the queues shown: those given, or those holding tasks of the dashboard's machines. */
@@ -299,8 +328,9 @@ final class Api {
         return List.copyOf(found);
     }
 
-    private Map<String, Object> queue(String name, List<StateCount> counts) {
-        return Views.queue(operations().queue(name), counts, machines());
+    private Map<String, Object> queue(String name, List<StateCount> counts, @Nullable Map<String, Views.Waiting> waiting) {
+        return Views.queue(operations().queue(name), counts, machines(),
+                waiting == null ? null : waiting.getOrDefault(name, new Views.Waiting(0, null)));
     }
 
     private DashboardResponse tasks(Call x) {
@@ -317,11 +347,15 @@ final class Api {
         if (machine != null) query = query.machine(machine.name());
         Optional<String> state = x.query("state");
         if (state.isPresent()) {
-            if (machine != null && machine.state(state.get()) == null) {
-                throw new DashboardException(400, "INVALID_QUERY", "state: machine " + machine.name() + " has no state '"
-                        + DashboardException.truncate(state.get()) + "'", "state", null);
+            // one state, or several separated by commas (a parent's failed children: every failed state)
+            List<String> states = List.of(state.get().split(",", -1));
+            for (String s : states) {
+                if (s.isEmpty() || machine != null && machine.state(s) == null) {
+                    throw new DashboardException(400, "INVALID_QUERY", "state: machine " + (machine == null ? "" : machine.name()) + " has no state '"
+                            + DashboardException.truncate(s) + "'", "state", null);
+                }
             }
-            query = query.states(List.of(state.get()));
+            query = query.states(states);
         }
         Optional<String> queue = x.query("queue");
         if (queue.isPresent()) query = query.queue(queue.get());
@@ -364,7 +398,7 @@ final class Api {
         return ok(body);
     }
 
-    private Map<String, Object> task(long id) {
+    private Map<String, Object> task(Call c, long id) {
         TransitionEngine engine = dashboard.engine();
         TaskOperations operations = operations();
         boolean archived = false;
@@ -382,8 +416,19 @@ final class Api {
         Map<String, Object> body = Views.detail(record, machine);
         body.put("archived", archived);
         body.put("userEvents", Views.userEvents(machine, record.state()));
+        Machine<?, ?> m = machine;
+        body.put("actions", archived ? List.of()
+                : Views.actions(machine, record, c.command(), event -> dashboard.actions().deletes(m, id, event)));
+        List<HistoryEntry> entries = new ArrayList<>();
+        for (HistoryStep<?, ?> step : engine.history(machine, id)) entries.add(step.entry());
+        boolean holds = Views.errorHolds(machine, record, entries);
+        body.put("lastErrorHolds", holds);
+        body.put("currentError", holds ? Views.error(java.util.Objects.requireNonNull(record.lastError())) : null);
+        List<Object> blocking = new ArrayList<>();
+        if (!archived) for (TaskError e : dashboard.blockingErrors(record)) blocking.add(Views.error(e));
+        body.put("blockingErrors", blocking);
         List<Object> history = new ArrayList<>();
-        for (HistoryStep<?, ?> step : engine.history(machine, id)) history.add(Views.entry(step.entry()));
+        for (HistoryEntry e : entries) history.add(Views.entry(e));
         body.put("history", history);
         if (machine.children() != null) {
             Optional<GroupProgress> progress = engine.progress(machine, id);
@@ -446,7 +491,7 @@ final class Api {
             default -> throw new IllegalArgumentException(action);
         }
         log.info("dashboard: {} {} queue {}", x.actor(), action, queue);
-        return ok(queue(queue, operations.stateCounts()));
+        return ok(queue(queue, operations.stateCounts(), waiting()));
     }
 
     // --- bulk actions -------------------------------------------------------------------------

@@ -6,6 +6,9 @@ import com.sun.net.httpserver.HttpServer;
 import dev.statekit.core.Command;
 import dev.statekit.core.Machine;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.runtime.RuntimeMetrics;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -108,6 +112,8 @@ public final class Dashboard {
     private final Authorization authorization;
     private final Actions actions;
     private final Set<String> allowedOrigins;
+    private final @Nullable Supplier<RuntimeMetrics> metrics;
+    private final Function<TaskRecord, List<TaskError>> blockingErrors;
     private final Map<String, byte[]> files = new LinkedHashMap<>();
     private final byte[] page;
     private final Api api;
@@ -122,6 +128,8 @@ public final class Dashboard {
         this.authorization = b.authorization;
         this.actions = b.actions == null ? Actions.engine(engine) : b.actions;
         this.allowedOrigins = Set.copyOf(b.allowedOrigins);
+        this.metrics = b.metrics;
+        this.blockingErrors = b.blockingErrors;
         for (String file : FILES.keySet()) files.put(file, resource(file));
         this.page = new String(resource("index.html"), StandardCharsets.UTF_8).replace("{{base}}", basePath).getBytes(StandardCharsets.UTF_8);
         this.api = new Api(this);
@@ -148,6 +156,8 @@ public final class Dashboard {
         private Authorization authorization = Authorization.readOnly();
         private @Nullable Actions actions;
         private final Set<String> allowedOrigins = new LinkedHashSet<>();
+        private @Nullable Supplier<RuntimeMetrics> metrics;
+        private Function<TaskRecord, List<TaskError>> blockingErrors = task -> List.of();
 
         private Builder(TransitionEngine engine) {
             this.engine = Objects.requireNonNull(engine, "engine");
@@ -265,6 +275,35 @@ public final class Dashboard {
          */
         public Builder allowedOrigins(String... origins) {
             for (String o : origins) allowedOrigins.add(o.toLowerCase(Locale.ROOT));
+            return this;
+        }
+
+        /**
+         * Sets where the overview reads what waits on each queue: the runtime's metrics (e.g.
+         * {@code runtime::metrics}), which count the runnable tasks of the machines it serves and how
+         * long the longest of them has waited. Without it, the dashboard counts the unleased tasks
+         * in the claim states of its machines' run policies. Either way a finished task never
+         * counts as waiting.
+         *
+         * @param metrics the runtime's metrics, read at each overview
+         * @return this builder
+         */
+        public Builder metrics(Supplier<RuntimeMetrics> metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Sets what blocks a task beyond its own record, shown at the top of its page: e.g. the
+         * error of another task doing a step of its work (a merge that cannot write its file). The
+         * function is called for each task page read, with the task as the store holds it; it
+         * returns the errors that keep the task from going on now, or none.
+         *
+         * @param blockingErrors the function
+         * @return this builder
+         */
+        public Builder blockingErrors(Function<TaskRecord, List<TaskError>> blockingErrors) {
+            this.blockingErrors = Objects.requireNonNull(blockingErrors, "blockingErrors");
             return this;
         }
 
@@ -396,6 +435,14 @@ public final class Dashboard {
 
     Actions actions() {
         return actions;
+    }
+
+    @Nullable Supplier<RuntimeMetrics> metrics() {
+        return metrics;
+    }
+
+    List<TaskError> blockingErrors(TaskRecord task) {
+        return blockingErrors.apply(task);
     }
 
     Set<String> allowedOrigins() {

@@ -1,10 +1,15 @@
 package dev.statekit.dashboard;
 
+import dev.statekit.core.Command;
 import dev.statekit.core.Ending;
 import dev.statekit.core.GroupProgress;
+import dev.statekit.core.Guard;
 import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
+import dev.statekit.core.RunPolicy;
+import dev.statekit.core.Task;
 import dev.statekit.core.Transition;
+import dev.statekit.core.Verdict;
 import dev.statekit.core.ops.ScheduleView;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
@@ -16,11 +21,14 @@ import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,6 +74,7 @@ final class Views {
     /** Returns a machine with its tasks counted by state (every state, zero included) from {@code counts}. */
     static <S extends Enum<S>, E extends Enum<E>> Map<String, Object> machineCounts(Machine<S, E> machine, List<StateCount> counts) {
         Map<String, Object> body = header(machine);
+        Set<String> claimable = claimStates(machine);
         long total = 0;
         List<Object> states = new ArrayList<>();
         for (S s : machine.states()) {
@@ -76,12 +85,14 @@ final class Views {
                 if (!c.machine().equals(machine.name()) || !c.state().equals(s.name())) continue;
                 tasks += c.tasks();
                 leased += c.leased();
-                oldest = earlier(oldest, c.oldestReady());
+                if (claimable.contains(s.name())) oldest = earlier(oldest, c.oldestReady());
             }
             total += tasks;
             Map<String, Object> state = state(machine, s);
             state.put("tasks", tasks);
             state.put("leased", leased);
+            state.put("claimable", claimable.contains(s.name()));
+            // only a task a worker would claim waits; a finished task is never "ready"
             state.put("oldestReady", text(oldest));
             states.add(state);
         }
@@ -126,11 +137,17 @@ final class Views {
         return state;
     }
 
-    /** Returns a queue: its control record and its tasks from {@code counts}. */
-    static Map<String, Object> queue(QueueRecord record, List<StateCount> counts, Map<String, Machine<?, ?>> machines) {
+    /**
+     * Returns a queue: its control record and its tasks from {@code counts}. What waits (runnable,
+     * unleased tasks, and how long the longest of them has waited) comes from {@code waiting} when
+     * the dashboard has the runtime's metrics, else from the claim states of the machines' run
+     * policies; a task in any other state (a finished one above all) never counts as waiting.
+     */
+    static Map<String, Object> queue(QueueRecord record, List<StateCount> counts, Map<String, Machine<?, ?>> machines, @Nullable Waiting waiting) {
         long active = 0;
         long leased = 0;
         long finished = 0;
+        long waits = 0;
         Instant oldest = null;
         for (StateCount c : counts) {
             if (!c.queue().equals(record.name())) continue;
@@ -141,7 +158,10 @@ final class Views {
                 active += c.tasks();
             }
             leased += c.leased();
-            oldest = earlier(oldest, c.oldestReady());
+            if (m != null && claimStates(m).contains(c.state())) {
+                waits += c.tasks() - c.leased();
+                oldest = earlier(oldest, c.oldestReady());
+            }
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", record.name());
@@ -151,8 +171,21 @@ final class Views {
         body.put("active", active);
         body.put("leased", leased);
         body.put("finished", finished);
-        body.put("oldestReady", text(oldest));
+        body.put("waiting", waiting == null ? waits : waiting.tasks());
+        body.put("oldestWaiting", text(waiting == null ? oldest : waiting.oldest()));
+        body.put("waitingFrom", waiting == null ? "claim-states" : "runtime");
         return body;
+    }
+
+    /** What waits on one queue as the runtime's metrics count it: runnable tasks and the longest-waiting one's ready time. */
+    record Waiting(long tasks, @Nullable Instant oldest) {}
+
+    /** Returns the states a worker claims tasks from: those of the machine's run policy and of its stages. */
+    static Set<String> claimStates(Machine<?, ?> machine) {
+        Set<String> states = new HashSet<>();
+        if (machine.runPolicy() != null) for (Enum<?> s : machine.runPolicy().claims().keySet()) states.add(s.name());
+        for (RunPolicy<?, ?> p : machine.stages().values()) for (Enum<?> s : p.claims().keySet()) states.add(s.name());
+        return states;
     }
 
     private static <S extends Enum<S>> boolean isTerminal(Machine<S, ?> m, String state) {
@@ -189,18 +222,111 @@ final class Views {
         body.put("attributes", new LinkedHashMap<>(r.attributes().asMap()));
         body.put("payload", r.payload());
         TaskError e = r.lastError();
-        if (e == null) {
-            body.put("lastError", null);
-        } else {
-            Map<String, Object> error = new LinkedHashMap<>();
-            error.put("code", e.code());
-            error.put("message", e.message());
-            error.put("retryable", e.retryable());
-            error.put("step", e.step());
-            body.put("lastError", error);
-        }
+        body.put("lastError", e == null ? null : error(e));
         body.put("children", machine.children() == null ? null : machine.children().machine().name());
         return body;
+    }
+
+    /** Returns an error: its code, message, whether it is retryable, and its step. */
+    static Map<String, Object> error(TaskError e) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("code", e.code());
+        error.put("message", e.message());
+        error.put("retryable", e.retryable());
+        error.put("step", e.step());
+        return error;
+    }
+
+    /**
+     * Returns whether task {@code r}'s last error still holds. A task keeps its last error after a
+     * later success, as history; the error holds only while the task is in a state that ends in
+     * failure, or while its last change is the failure that recorded it: an event of the run policy
+     * (or a stage) that ends an attempt in error, or the children's {@code whenFailed}, into the
+     * state the task is in now.
+     */
+    static boolean errorHolds(Machine<?, ?> machine, TaskRecord r, List<HistoryEntry> history) {
+        if (r.lastError() == null) return false;
+        if (machine.ending(r.state()) == Ending.FAILED) return true;
+        if (history.isEmpty()) return false;
+        HistoryEntry last = history.get(history.size() - 1);
+        return last.to().equals(r.state()) && errorEvents(machine).contains(last.event());
+    }
+
+    /** Returns the events that record an error on a task: failures of an attempt, and a group's failure. */
+    static Set<String> errorEvents(Machine<?, ?> machine) {
+        Set<String> events = new HashSet<>();
+        List<RunPolicy<?, ?>> policies = new ArrayList<>(machine.stages().values());
+        if (machine.runPolicy() != null) policies.add(machine.runPolicy());
+        for (RunPolicy<?, ?> p : policies) {
+            for (Enum<?> e : java.util.Arrays.asList(p.retryable(), p.fatal(), p.interruptFail(), p.interruptRequeue())) {
+                if (e != null) events.add(e.name());
+            }
+        }
+        if (machine.children() != null) events.add(machine.children().whenFailed().name());
+        return events;
+    }
+
+    /**
+     * Returns the buttons of task {@code r}: each user event its state's rows allow, with a title in
+     * words, the row's label, and whether its guards allow it now for {@code command} (guards are
+     * pure, so they are checked here as the engine would check them; a guard that throws leaves the
+     * engine to decide on the click), with the first refusal's code and message when none allows
+     * it; and what it deletes, from {@code deletes}, when it deletes anything.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> List<Object> actions(Machine<S, E> machine, TaskRecord r, Command command,
+                                                                      Function<String, @Nullable String> deletes) {
+        List<Object> out = new ArrayList<>();
+        S state = machine.state(r.state());
+        if (state == null) return out;
+        Task<S> view = new Task<>(state, r);
+        for (E event : machine.allowedEvents(state, TriggerSource.USER)) {
+            boolean allowed = false;
+            Verdict refusal = null;
+            String label = null;
+            for (Transition<S, E> t : machine.transitions(state, event)) {
+                if (!t.allows(TriggerSource.USER)) continue;
+                if (label == null) label = t.label();
+                Guard<S> guard = t.guard();
+                if (guard == null) {
+                    allowed = true;
+                    break;
+                }
+                Verdict v;
+                try {
+                    v = guard.check(view, command);
+                } catch (RuntimeException e) {
+                    allowed = true;
+                    break;
+                }
+                if (v.allowed()) {
+                    allowed = true;
+                    break;
+                }
+                if (refusal == null) refusal = v;
+            }
+            Map<String, Object> action = new LinkedHashMap<>();
+            action.put("event", event.name());
+            action.put("title", title(event.name()));
+            action.put("label", label);
+            action.put("allowed", allowed || refusal == null);
+            if (!allowed && refusal != null) {
+                Map<String, Object> why = new LinkedHashMap<>();
+                why.put("code", refusal.code());
+                why.put("message", refusal.message());
+                action.put("refusal", why);
+            } else {
+                action.put("refusal", null);
+            }
+            action.put("deletes", deletes.apply(event.name()));
+            out.add(action);
+        }
+        return out;
+    }
+
+    /** Returns an event's name in words: {@code RETRY_FAILED} as {@code Retry failed}. */
+    static String title(String event) {
+        String words = event.toLowerCase(Locale.ROOT).replace('_', ' ').trim();
+        return words.isEmpty() ? event : Character.toUpperCase(words.charAt(0)) + words.substring(1);
     }
 
     private static Map<String, Object> base(TaskRecord r) {

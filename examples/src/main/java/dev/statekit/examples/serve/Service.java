@@ -4,7 +4,10 @@ import dev.statekit.core.Machine;
 import dev.statekit.core.Outcome;
 import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.store.TaskError;
+import dev.statekit.store.TaskRecord;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A seed system served over HTTP: its engine and runtime on the service's store, its machines and
@@ -76,6 +79,23 @@ public interface Service extends AutoCloseable {
      */
     default Reply retryFailedChildren(Machine<?, ?> machine, long id, String actor) {
         throw new ApiException(409, "NOT_SUPPORTED", "tasks of " + machine.name() + " have no children to retry");
+    }
+
+    /**
+     * Returns what blocks task {@code task} beyond its own record, for the top of its dashboard page:
+     * e.g. the error of another task doing a step of its work. None by default.
+     */
+    default List<TaskError> blockingErrors(TaskRecord task) {
+        return List.of();
+    }
+
+    /**
+     * Returns what firing the user event {@code event} on task {@code id} of {@code machine}
+     * deletes, in words naming it, for the dashboard's confirmation; null (the default) when it
+     * deletes nothing.
+     */
+    default @Nullable String deletes(Machine<?, ?> machine, long id, String event) {
+        return null;
     }
 
     /** Stops the service's work gracefully: the runtime finishes or hands back what it holds. */

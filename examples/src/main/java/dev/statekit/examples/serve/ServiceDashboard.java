@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * when it is not 1 to 64 letters, digits or {@code ._@:-}); every user may change everything, unless
  * the service runs with {@code --read-only-dashboard}. The buttons act through
  * {@link Service#fireUser} and {@link Service#retryFailedChildren}, whose errors keep their status
- * and code.
+ * and code; an event that deletes ({@link Service#deletes}) is confirmed first. The overview counts
+ * what waits from the service's runtime's metrics, and a task's page shows what
+ * {@link Service#blockingErrors} says blocks it.
  */
 public final class ServiceDashboard {
     /** Where the dashboard is served. */
@@ -47,6 +49,8 @@ public final class ServiceDashboard {
                 .identity(ServiceDashboard::user)
                 .authorization(readOnly ? Authorization.readOnly() : Authorization.allowAll())
                 .actions(new ServiceActions(service))
+                .metrics(service.runtime()::metrics)
+                .blockingErrors(service::blockingErrors)
                 .build();
         router.mount(BASE, x -> reply(dashboard.handle(request(x))));
         return dashboard;
@@ -74,6 +78,11 @@ public final class ServiceDashboard {
         public Object retryFailedChildren(Machine<?, ?> machine, long id, Command command) {
             Reply reply = translated(() -> service.retryFailedChildren(machine, id, Objects.requireNonNull(command.actor())));
             return Objects.requireNonNull(reply.body());
+        }
+
+        @Override
+        public @Nullable String deletes(Machine<?, ?> machine, long id, String event) {
+            return service.deletes(machine, id, event);
         }
 
         private static <T> T translated(Supplier<T> action) {

@@ -31,9 +31,20 @@ export function keyed(node, build) {
   };
 }
 
+/** A table; a header is its text, or [text, what the column counts] shown as the header's tooltip. */
 export function table(headers, body, props = {}) {
-  return el('table', props, el('thead', {}, el('tr', {}, headers.filter((h) => h !== null).map((h) => el('th', { text: h })))), body);
+  return el('table', props, el('thead', {}, el('tr', {}, headers.filter((h) => h !== null)
+    .map((h) => (Array.isArray(h) ? el('th', { text: h[0], title: h[1], class: 'explained' }) : el('th', { text: h }))))), body);
 }
+
+/** What each figure of the overview counts: the tooltip of its column and the caption under its table. */
+const QUEUE_FIGURES = [
+  ['Running', 'tasks holding a lease: a worker of some process runs them (expired leases not yet recovered included)'],
+  ['Waiting', 'tasks a worker would claim and none holds: in a state the run policy claims from, a retry\'s back-off included; never a finished task'],
+  ['Oldest waiting', 'how long the longest-waiting of those has been ready (since the later of its last change and its not-before time)'],
+  ['Active', 'tasks not in a terminal state: waiting, running, held, or waiting for a user'],
+  ['Finished', 'tasks in a terminal state, kept until retention deletes them'],
+];
 
 function stateBadge(state, ending, extra = {}) {
   const classes = ['state'];
@@ -78,14 +89,17 @@ export function errorPanel(error) {
 export function overviewView(app) {
   const queueBody = el('tbody');
   const queueMessage = el('p', { class: 'message', id: 'queue-message', role: 'status' });
+  const waitingFrom = el('dd', { id: 'waiting-from' });
   const machineBox = el('div', { class: 'machines' });
   const rows = new Map();
   const node = el('div', {},
     el('h1', { text: 'Overview' }),
     el('section', { class: 'panel' },
       el('h2', { text: 'Queues' }),
-      table(['Queue', 'State', 'Running', 'Active', 'Finished', 'Oldest ready', 'Concurrency limit', app.readOnly ? null : 'Controls'],
+      table(['Queue', 'State', ...QUEUE_FIGURES, 'Concurrency limit', app.readOnly ? null : 'Controls'],
         queueBody, { class: 'queues' }),
+      el('dl', { class: 'captions', id: 'queue-captions' }, QUEUE_FIGURES.map(([name, what]) => [el('dt', { text: name }), el('dd', { text: what })]),
+        el('dt', { text: 'Counted by' }), waitingFrom),
       queueMessage),
     el('h2', { text: 'Machines' }),
     machineBox);
@@ -94,13 +108,14 @@ export function overviewView(app) {
     const cells = {
       state: el('td', { class: 'queue-state' }),
       leased: el('td', { class: 'num queue-leased' }),
+      waiting: el('td', { class: 'num queue-waiting' }),
+      oldest: el('td', { class: 'queue-oldest' }),
       active: el('td', { class: 'num queue-active' }),
       finished: el('td', { class: 'num queue-finished' }),
-      oldest: el('td', { class: 'queue-oldest' }),
       limit: el('td', { class: 'queue-limit' }),
     };
     const tr = el('tr', { dataset: { queue: name } }, el('td', { class: 'queue-name' }, el('a', { href: link('/tasks', { queue: name }), text: name })),
-      cells.state, cells.leased, cells.active, cells.finished, cells.oldest, cells.limit);
+      cells.state, cells.leased, cells.waiting, cells.oldest, cells.active, cells.finished, cells.limit);
     const row = { tr, cells, update: null };
     if (app.readOnly) {
       row.update = (q) => fillQueue(row, q);
@@ -155,6 +170,9 @@ export function overviewView(app) {
 
   function render(o) {
     app.overview = o;
+    waitingFrom.textContent = o.waitingFrom === 'runtime'
+      ? 'Waiting and oldest waiting: the runtime\'s metrics (the runnable tasks of the machines it serves).'
+      : 'Waiting and oldest waiting: the unleased tasks in the claim states of each machine\'s run policy.';
     for (const q of o.queues) {
       if (!rows.has(q.name)) {
         const row = queueRow(q.name);
@@ -164,7 +182,7 @@ export function overviewView(app) {
       rows.get(q.name).update(q);
     }
     if (o.queues.length === 0 && queueBody.childElementCount === 0) {
-      queueBody.append(el('tr', {}, el('td', { colspan: 8, class: 'muted', text: 'This service has no queues.' })));
+      queueBody.append(el('tr', {}, el('td', { colspan: 9, class: 'muted', text: 'This service has no queues.' })));
     }
     drawMachines(o.machines);
     refreshAgo(node);
@@ -188,9 +206,10 @@ function fillQueue(row, q) {
   row.tr.dataset.concurrency = String(q.concurrency);
   fill(row.cells.state, el('span', { class: 'queue-badge ' + (q.paused ? 'paused' : 'running'), text: queueStateText(q) }));
   row.cells.leased.textContent = String(q.leased);
+  row.cells.waiting.textContent = String(q.waiting);
   row.cells.active.textContent = String(q.active);
   row.cells.finished.textContent = String(q.finished);
-  fill(row.cells.oldest, q.oldestReady ? since(q.oldestReady) : '—');
+  fill(row.cells.oldest, q.oldestWaiting ? since(q.oldestWaiting) : '—');
   row.cells.limit.textContent = limitText(q.concurrency);
 }
 
@@ -203,13 +222,15 @@ function machineCard(m) {
       s.unknown ? el('span', { class: 'tag warn', text: 'not in this version' }) : null),
     el('td', { class: 'num count', text: String(s.tasks) }),
     el('td', { class: 'num', text: s.leased ? String(s.leased) : '' }),
-    el('td', {}, since(s.oldestReady)))));
+    el('td', {}, s.claimable ? since(s.oldestReady) : el('span', { class: 'muted', title: 'no worker claims tasks in this state', text: '·' })))));
   return el('section', { class: 'panel machine', dataset: { machine: m.name } },
     el('h3', {}, el('a', { href: link('/machine/' + encodeURIComponent(m.name)), text: m.name }), el('span', { class: 'muted', text: ' v' + m.version })),
     m.description ? el('p', { class: 'muted', text: m.description }) : null,
     el('p', {}, el('a', { href: link('/tasks', { machine: m.name }), text: m.total + (m.total === 1 ? ' task' : ' tasks') }),
       m.children ? el('span', { class: 'muted', text: ' · parents of ' + m.children + ' tasks' }) : null),
-    table(['State', 'Tasks', 'Leased', 'Oldest ready'], body, { class: 'counts' }));
+    table(['State', ['Tasks', 'tasks of the machine in the state, on every queue'], ['Leased', 'of them, tasks a worker holds'],
+      ['Oldest waiting', 'in a state a worker claims from: how long the longest-waiting unleased task has been ready; other states have none']],
+    body, { class: 'counts' }));
 }
 
 // --- the list of tasks ------------------------------------------------------------------------
@@ -316,6 +337,9 @@ function bulkLink(current) {
 
 // --- one task ---------------------------------------------------------------------------------
 
+/** How many children a parent's page lists at a time. */
+const CHILDREN_PAGE = 20;
+
 /** A task: its fields, actions, a parent's progress, its machine's diagram and its history. */
 export function taskView(app, id) {
   const heading = el('h1', {}, 'Task #' + id);
@@ -325,6 +349,8 @@ export function taskView(app, id) {
   const result = el('p', { class: 'message', id: 'action-result', role: 'status' });
   const details = el('dl', { class: 'details', id: 'details' });
   const lastError = el('div', { id: 'last-error' });
+  const lastErrorTitle = el('h3', { id: 'last-error-title', text: 'Last error' });
+  const current = el('div', { id: 'current-error' });
   const attributes = el('tbody', { id: 'attributes' });
   const payload = el('div', { id: 'payload' });
   const children = el('section', { class: 'panel', id: 'children', hidden: true });
@@ -333,25 +359,51 @@ export function taskView(app, id) {
   const node = el('div', { class: 'task' },
     el('div', { class: 'title' }, heading, stateBox),
     errors,
+    current,
     el('section', { class: 'panel' }, el('h2', { text: 'Actions' }), actions, result),
     children,
     el('div', { class: 'columns' },
-      el('section', { class: 'panel' }, el('h2', { text: 'Task' }), details, el('h3', { text: 'Last error' }), lastError),
+      el('section', { class: 'panel' }, el('h2', { text: 'Task' }), details, lastErrorTitle, lastError),
       el('section', { class: 'panel' }, el('h2', { text: 'Attributes' }), table(['Key', 'Value'], attributes, { class: 'attributes' }), payload)),
     el('section', { class: 'panel' }, el('h2', { text: 'Machine' }), diagramBox),
     el('section', { class: 'panel' }, el('h2', { text: 'History' }), timeline));
 
   let shownEvents = null;
   let progressParts = null;
+  let childMachine = null;
+  /** The children shown: a state filter ('' for all, or states separated by commas), the page's start, and whether the user chose. */
+  const childView = { filter: '', after: '', chosen: false };
+  const progressDef = () => (childMachine ? app.machines.get(childMachine) : null);
   let busy = false;
 
-  const fire = async (event) => {
+  const confirmBox = el('div', { class: 'bulk-confirm', id: 'action-confirm' });
+
+  /** Asks before an event that deletes, naming what it deletes; only Yes sends it. */
+  const ask = (a) => {
+    if (busy) return;
+    result.replaceChildren();
+    fill(confirmBox,
+      el('p', { class: 'question', id: 'action-question', text: a.title + ' deletes ' + a.deletes + ', for good. Go on?' }),
+      el('p', {},
+        el('button', { type: 'button', class: 'confirm', dataset: { confirm: a.event }, text: 'Yes, ' + a.title.toLowerCase() + ' and delete',
+          on: { click: () => {
+            confirmBox.replaceChildren();
+            fire(a.event, a.title);
+          } } }),
+        ' ',
+        el('button', { type: 'button', class: 'dismiss', text: 'No, change nothing', on: { click: () => {
+          confirmBox.replaceChildren();
+          report(result, { text: a.title + ' not sent: nothing changed.' });
+        } } })));
+  };
+
+  const fire = async (event, title = event) => {
     if (busy) return;
     busy = true;
     for (const b of actions.querySelectorAll('button')) b.disabled = true;
     try {
       const r = await post('/tasks/' + id + '/events', { event });
-      report(result, { text: event + ': now ' + r.state + (r.replayed ? ' (already done)' : '') });
+      report(result, { text: title + ': now ' + r.state + (r.replayed ? ' (already done)' : '') });
     } catch (error) {
       report(result, { error: describeError(error) });
     } finally {
@@ -361,16 +413,32 @@ export function taskView(app, id) {
     }
   };
 
+  function button(a) {
+    return el('button', { type: 'button', class: 'event' + (a.deletes ? ' danger' : '') + (a.allowed ? '' : ' refused'), dataset: { event: a.event },
+      title: a.event + (a.label ? ' · ' + a.label : ''), on: { click: () => (a.deletes ? ask(a) : fire(a.event, a.title)) } },
+    el('span', { class: 'event-title', text: a.title + (a.deletes ? '…' : '') }), a.label ? el('span', { class: 'event-label', text: a.label }) : null);
+  }
+
   function renderActions(t) {
-    const key = t.state + ':' + t.userEvents.join(',');
+    const key = t.state + ':' + JSON.stringify(t.actions);
     if (key === shownEvents) return;
     shownEvents = key;
+    confirmBox.replaceChildren();
     if (app.readOnly) {
       fill(actions, el('p', { class: 'muted', text: 'Read-only dashboard: it changes nothing.' }));
-    } else if (t.userEvents.length === 0) {
+    } else if (t.actions.length === 0) {
       fill(actions, el('p', { class: 'muted', text: 'No user event is allowed in ' + t.state + '.' }));
     } else {
-      fill(actions, t.userEvents.map((e) => el('button', { type: 'button', class: 'event', dataset: { event: e }, text: e, on: { click: () => fire(e) } })));
+      const now = t.actions.filter((a) => a.allowed);
+      const refused = t.actions.filter((a) => !a.allowed);
+      fill(actions,
+        now.length ? el('div', { class: 'allowed-now' }, now.map(button))
+          : el('p', { class: 'muted', text: 'No user event is allowed now.' }),
+        refused.length ? el('div', { class: 'refused-now', id: 'refused-now' },
+          el('p', { class: 'muted', text: 'Not allowed now (the table has the row, its guard refuses):' }),
+          el('ul', {}, refused.map((a) => el('li', { dataset: { event: a.event } }, button(a), ' ',
+            el('span', { class: 'error-code', text: a.refusal.code }), ' ', el('span', { class: 'refusal-message', text: a.refusal.message }))))) : null,
+        confirmBox);
     }
   }
 
@@ -404,6 +472,15 @@ export function taskView(app, id) {
       row('Step', e.step || '—'))
     : el('p', { class: 'muted', text: 'none' })));
 
+  const drawCurrent = keyed(current, ({ error, blocking, state }) => {
+    const all = (error ? [error] : []).concat(blocking);
+    if (all.length === 0) return null;
+    return el('section', { class: 'panel message error current-error', role: 'alert' },
+      el('h2', { text: error ? 'Error: the task is ' + state + ' because of it' : 'Blocked: ' + state + ', but it cannot go on' }),
+      all.map((e) => el('p', { class: 'blocking' }, el('strong', { class: 'error-code', text: e.code }), ' ',
+        el('span', { class: 'error-message', text: e.message }), e.step ? el('span', { class: 'muted', text: ' · step ' + e.step }) : null)));
+  });
+
   const drawAttributes = keyed(attributes, (values) => {
     const entries = Object.entries(values);
     return entries.length ? entries.map(([k, v]) => el('tr', {}, el('td', { class: 'k', text: k }), el('td', { class: 'v' }, el('pre', { text: v }))))
@@ -436,6 +513,9 @@ export function taskView(app, id) {
     delete fields.userEvents;
     drawDetails(fields);
     drawError(t.lastError);
+    lastErrorTitle.textContent = !t.lastError ? 'Last error' : t.lastErrorHolds ? 'Last error (current)' : 'Last error (resolved)';
+    lastError.classList.toggle('resolved', !!t.lastError && !t.lastErrorHolds);
+    drawCurrent({ error: t.currentError, blocking: t.blockingErrors || [], state: t.state });
     drawAttributes(t.attributes);
     drawPayload(t.payload);
     if (def) drawDiagramOf({ def, state: t.state });
@@ -452,6 +532,9 @@ export function taskView(app, id) {
     const summary = el('span', { class: 'muted', id: 'progress-summary' });
     const byState = el('tbody', { id: 'children-by-state' });
     const list = el('tbody', { id: 'children-list' });
+    const chips = el('p', { class: 'chips', id: 'children-filter', role: 'group', 'aria-label': 'children by state' });
+    const listStatus = el('p', { class: 'muted', id: 'children-status' });
+    const pager = el('p', { class: 'pager', id: 'children-pager' });
     const message = el('p', { class: 'message', id: 'children-result', role: 'status' });
     const retry = el('button', { type: 'button', id: 'retry-failed-children', text: 'Retry failed children' });
     retry.addEventListener('click', async () => {
@@ -474,20 +557,46 @@ export function taskView(app, id) {
       message,
       el('div', { class: 'columns' },
         el('div', {}, el('h3', { text: 'By state' }), table(['State', 'Children'], byState, { class: 'counts' })),
-        el('div', {}, el('h3', {}, 'Children ', el('a', { href: link('/tasks', { machine: t.children, parent: t.id }), text: '(all)' })),
-          table(['ID', 'State', 'Attempts', 'Last error'], list, { class: 'tasks' }))));
+        el('div', {}, el('h3', {}, 'Children ', el('a', { href: link('/tasks', { machine: t.children, parent: t.id }), text: '(in the task list)' })),
+          chips,
+          table(['ID', 'State', 'Attempts', 'Last error'], list, { class: 'tasks' }), listStatus, pager)));
     children.hidden = false;
     const childDef = () => app.machines.get(t.children);
     const drawByState = keyed(byState, (counts) => Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => el('tr', { dataset: { state: s } },
       el('td', {}, el('a', { href: link('/tasks', { machine: t.children, parent: t.id, state: s }) }, stateBadge(s, endingOf(childDef(), s)))),
       el('td', { class: 'num', text: String(n) }))));
-    const drawList = keyed(list, (kids) => [kids.items.map((c) => el('tr', { dataset: { id: c.id } },
-      el('td', {}, el('a', { href: link('/task/' + c.id), text: '#' + c.id })),
-      el('td', {}, stateBadge(c.state, endingOf(childDef(), c.state))),
-      el('td', { class: 'num', text: String(c.attempts) }),
-      el('td', { class: 'error-code', text: c.lastErrorCode || '' }))),
-    kids.nextAfter ? el('tr', {}, el('td', { colspan: 4 }, el('a', { href: link('/tasks', { machine: t.children, parent: t.id }), text: 'more…' }))) : null]);
-    return { bar, parts, percent, summary, retry, drawByState, drawList };
+    const choose = (filter) => {
+      childView.filter = filter;
+      childView.after = '';
+      childView.chosen = true;
+      app.again();
+    };
+    const chip = (filter, text, n, extra) => el('button', { type: 'button', class: 'chip' + (childView.filter === filter ? ' active' : '') + (extra || ''),
+      dataset: { filter: filter || 'all' }, 'aria-pressed': childView.filter === filter ? 'true' : 'false', text: text + ' (' + n + ')',
+      on: { click: () => choose(filter) } });
+    const drawChips = keyed(chips, ({ counts, total, failed }) => [
+      chip('', 'All', total),
+      failed.length > 1 ? chip(failed.join(','), 'Failed', failed.reduce((a, s) => a + (counts[s] || 0), 0), ' chip-failed') : null,
+      Object.entries(counts).filter(([, n]) => n > 0)
+        .sort(([a], [b]) => (failed.includes(b) ? 1 : 0) - (failed.includes(a) ? 1 : 0))
+        .map(([st, n]) => chip(st, st, n, failed.includes(st) ? ' chip-failed' : ''))]);
+    const drawList = keyed(list, (kids) => (kids.items.length === 0
+      ? el('tr', {}, el('td', { colspan: 4, class: 'muted', text: 'No child in this state.' }))
+      : kids.items.map((c) => el('tr', { dataset: { id: c.id } },
+        el('td', {}, el('a', { href: link('/task/' + c.id), text: '#' + c.id })),
+        el('td', {}, stateBadge(c.state, endingOf(childDef(), c.state))),
+        el('td', { class: 'num', text: String(c.attempts) }),
+        el('td', { class: 'error-code', text: c.lastErrorCode || '' })))));
+    const drawPager = keyed(pager, ({ after, nextAfter }) => [
+      after ? el('button', { type: 'button', class: 'link', id: 'children-first', text: '← first page', on: { click: () => {
+        childView.after = '';
+        app.again();
+      } } }) : null,
+      nextAfter ? el('button', { type: 'button', class: 'link', id: 'children-next', text: 'next page →', on: { click: () => {
+        childView.after = String(nextAfter);
+        app.again();
+      } } }) : null]);
+    return { bar, parts, percent, summary, retry, drawByState, drawList, drawChips, drawPager, listStatus };
   }
 
   function renderProgress(t, p, kids) {
@@ -515,7 +624,20 @@ export function taskView(app, id) {
       v.retry.disabled = p.failed === 0;
       v.drawByState(p.byState);
     }
-    v.drawList({ items: kids.items, nextAfter: kids.nextAfter });
+    const counts = p ? p.byState : {};
+    const total = p ? p.total : 0;
+    v.drawChips({ counts, total, failed: failedStates(), filter: childView.filter });
+    v.drawList({ items: kids.items });
+    v.drawPager({ after: childView.after, nextAfter: kids.nextAfter });
+    const shown = childView.filter ? childView.filter.split(',').reduce((a, st) => a + (counts[st] || 0), 0) : total;
+    v.listStatus.textContent = (childView.filter ? 'In ' + childView.filter.split(',').join(' or ') + ': ' : 'All: ') + shown
+      + (shown === 1 ? ' child' : ' children') + ', ' + CHILDREN_PAGE + ' a page, by id' + (childView.after ? ', after #' + childView.after : '') + '.';
+  }
+
+  /** The child machine's states that end in failure. */
+  function failedStates() {
+    const def = progressDef();
+    return def ? def.states.filter((st) => st.ending === 'FAILED').map((st) => st.name) : [];
   }
 
   async function read() {
@@ -523,8 +645,20 @@ export function taskView(app, id) {
     const def = await app.machine(t.machine);
     let kids = null;
     if (t.children) {
+      childMachine = t.children;
       await app.machine(t.children);
-      kids = await get('/tasks?' + new URLSearchParams({ parent: t.id, limit: 20 }).toString());
+      // failed children first: until the user chooses, the list shows the failed ones when there are any
+      if (!childView.chosen && t.progress && t.progress.failed > 0) {
+        const failed = failedStates().filter((st) => (t.progress.byState[st] || 0) > 0);
+        if (failed.length) {
+          childView.filter = failed.join(',');
+          childView.chosen = true;
+        }
+      }
+      const q = { parent: t.id, limit: CHILDREN_PAGE };
+      if (childView.filter) q.state = childView.filter;
+      if (childView.after) q.after = childView.after;
+      kids = await get('/tasks?' + new URLSearchParams(q).toString());
     }
     return { t, def, kids };
   }

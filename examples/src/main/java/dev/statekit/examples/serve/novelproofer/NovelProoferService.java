@@ -23,7 +23,9 @@ import dev.statekit.examples.serve.ServeContext;
 import dev.statekit.examples.serve.Service;
 import dev.statekit.examples.serve.SystemService;
 import dev.statekit.store.RateLimit;
+import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskQuery;
+import dev.statekit.store.TaskRecord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -272,6 +274,38 @@ public final class NovelProoferService extends SystemService {
         if (engine().find(NovelProoferJob.MACHINE, id).isEmpty()) throw ApiException.notFound("job", id);
         Outcome<NovelProoferJob.State> o = retryFailed(id, Command.user(actor).reason("/retry-failed"), null);
         return Fires.reply(NovelProoferJob.MACHINE, o, 200, Fires.applied(o));
+    }
+
+    /**
+     * What blocks a job beyond its record: the error of a step of its work (its start or its merge)
+     * that is waiting to try again after a failure, or that failed after its retries. A merge that
+     * cannot write its output file leaves the job running: the merge step's error is the reason.
+     */
+    @Override
+    public List<TaskError> blockingErrors(TaskRecord task) {
+        if (!task.machine().equals(NovelProoferJob.MACHINE.name())) return List.of();
+        String job = Long.toString(task.id());
+        List<TaskError> errors = new java.util.ArrayList<>();
+        for (Task<Step.State> step : engine().query(Step.MACHINE, TaskQuery.all().machine(Step.MACHINE.name())
+                .states(List.of(Step.State.PENDING.name(), Step.State.FAILED.name())).limit(500)).items()) {
+            TaskError e = step.record().lastError();
+            if (e == null || !job.equals(step.attribute(Step.JOB))) continue;
+            boolean retrying = step.state() == Step.State.PENDING && step.record().retries() > 0;
+            if (!retrying && step.state() != Step.State.FAILED) continue;
+            String kind = step.attributes().getOrDefault(Step.KIND, "step");
+            errors.add(new TaskError(e.code(), "the " + kind + " step (task #" + step.id() + ") "
+                    + (retrying ? "failed and will try again" : "failed after its retries; retry it from its page") + ": " + e.message(),
+                    e.retryable(), kind));
+        }
+        return errors;
+    }
+
+    /** A reset deletes the job with its chunks and their history; output files already written stay. */
+    @Override
+    public @Nullable String deletes(Machine<?, ?> machine, long id, String event) {
+        if (!machine.name().equals(NovelProoferJob.MACHINE.name()) || !event.equals(NovelProoferJob.Event.RESET.name())) return null;
+        long chunks = engine().progress(NovelProoferJob.MACHINE, id).map(GroupProgress::total).orElse(0L);
+        return "job #" + id + " with its " + chunks + (chunks == 1 ? " chunk" : " chunks") + " and their history (output files already written stay)";
     }
 
     // --- the buttons ---------------------------------------------------------------------------

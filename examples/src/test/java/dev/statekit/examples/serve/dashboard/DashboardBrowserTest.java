@@ -346,6 +346,68 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void figuresSayWhatTheyCountErrorsShowWhileTheyHoldAndButtonsSayWhatTheyDo() throws IOException {
+        open(running.base(), "#/");
+        await(By.cssSelector("tr[data-queue='dash-items']"));
+        assertThat(driver.findElement(By.id("queue-captions")).getText()).contains("Waiting", "never a finished task", "Oldest waiting");
+        awaitText(By.id("waiting-from"), "Waiting and oldest waiting: the runtime's metrics (the runnable tasks of the machines it serves).");
+        assertThat(driver.findElement(By.cssSelector("table.queues th[title]")).getAttribute("title")).isNotEmpty();
+
+        // a locked failed item: its error on top, Retry shown as refused by its guard before any click
+        factory.control.failing.add("words-locked");
+        long locked = service.addItem(Map.of("name", "words-locked", "locked", "true", "discard", "true"));
+        awaitState(locked, "FAILED");
+        open(running.base(), "#/task/" + locked);
+        setActor("words");
+        await(By.cssSelector("#current-error .error-code"));
+        assertThat(driver.findElement(By.cssSelector("#current-error .error-code")).getText()).isEqualTo("DASH_FAILED");
+        assertThat(driver.findElement(By.id("last-error-title")).getText()).isEqualTo("Last error (current)");
+        WebElement refused = await(By.cssSelector("#refused-now li[data-event='RETRY']"));
+        assertThat(refused.getText()).contains("Retry", RETRY_LOCKED_TEXT);
+        assertThat(driver.findElement(By.cssSelector("#refused-now button[data-event='RETRY'] .event-title")).getText()).isEqualTo("Retry");
+
+        // a cancel that deletes asks first, naming what it deletes; No changes nothing, Yes sends it
+        driver.findElement(By.cssSelector(".allowed-now button[data-event='CANCEL']")).click();
+        assertThat(await(By.id("action-question")).getText()).isEqualTo("Cancel deletes item #" + locked + " and its result, for good. Go on?");
+        driver.findElement(By.cssSelector("#action-confirm button.dismiss")).click();
+        awaitText(By.id("action-result"), "Cancel not sent: nothing changed.");
+        assertThat(api.get("/ui/api/tasks/" + locked).field("state")).isEqualTo("FAILED");
+        driver.findElement(By.cssSelector(".allowed-now button[data-event='CANCEL']")).click();
+        await(By.cssSelector("#action-confirm button.confirm[data-confirm='CANCEL']")).click();
+        awaitText(By.id("task-state"), "CANCELLED");
+        assertThat(driver.findElement(By.id("action-result")).getText()).isEqualTo("Cancel: now CANCELLED");
+
+        // a parent whose only failed child comes after the first page: failed children first, filtered by state with counts
+        factory.control.failing.add("many-last");
+        List<Map<String, String>> items = new ArrayList<>();
+        for (int i = 0; i < 24; i++) items.add(Map.of("name", "many-" + i));
+        items.add(Map.of("name", "many-last"));
+        long batch = service.addBatch("many-children", items);
+        awaitState(batch, "FAILED");
+        open(running.base(), "#/task/" + batch);
+        await(By.cssSelector("#children-list tr[data-id]"));
+        waiting().until(d -> d.findElements(By.cssSelector("#children-list tr[data-id]")).size() == 1);
+        assertThat(driver.findElement(By.cssSelector("#children-list tr[data-id] .state")).getText()).isEqualTo("FAILED");
+        assertThat(driver.findElement(By.cssSelector("#children-filter button[data-filter='FAILED']")).getText()).isEqualTo("FAILED (1)");
+        assertThat(driver.findElement(By.cssSelector("#current-error .error-code")).getText()).isEqualTo("CHILDREN_FAILED");
+        driver.findElement(By.cssSelector("#children-filter button[data-filter='all']")).click();
+        waiting().until(d -> d.findElements(By.cssSelector("#children-list tr[data-id]")).size() == 20);
+        await(By.id("children-next")).click();
+        waiting().until(d -> d.findElements(By.cssSelector("#children-list tr[data-id]")).size() == 5);
+        assertThat(driver.findElement(By.id("children-status")).getText()).startsWith("All: 25 children");
+
+        // once retried and done, the parent's error is history: no longer on top
+        factory.control.failing.remove("many-last");
+        driver.findElement(By.id("retry-failed-children")).click();
+        awaitText(By.id("task-state"), "DONE");
+        awaitText(By.id("last-error-title"), "Last error (resolved)");
+        assertThat(driver.findElements(By.cssSelector("#current-error .error-code"))).isEmpty();
+        screenshot("parent-children");
+    }
+
+    private static final String RETRY_LOCKED_TEXT = "RETRY_LOCKED";
+
+    @Test
     void aReadOnlyDashboardShowsNoControls() throws IOException {
         open(readOnly.base(), "#/");
         await(By.cssSelector("tr[data-queue='dash-items']"));

@@ -241,6 +241,14 @@ final class DashboardTestService implements Service {
         return Reply.ok(body);
     }
 
+    /** Cancelling an item whose attribute {@code discard} is {@code true} is declared as deleting it, to show the confirmation. */
+    @Override
+    public @org.jspecify.annotations.Nullable String deletes(Machine<?, ?> machine, long id, String event) {
+        if (machine != ITEM || !event.equals(ItemEvent.CANCEL.name())) return null;
+        boolean discard = engine.find(ITEM, id).map(t -> "true".equals(t.attribute("discard"))).orElse(false);
+        return discard ? "item #" + id + " and its result" : null;
+    }
+
     @Override
     public void close() {
         control.openAll();
