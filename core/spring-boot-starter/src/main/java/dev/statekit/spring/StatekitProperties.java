@@ -2,6 +2,7 @@ package dev.statekit.spring;
 
 import dev.statekit.jdbc.Dialect;
 import java.time.Duration;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -13,11 +14,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param store   {@code statekit.store.*}: the JDBC store on the application's {@code DataSource}
  * @param engine  {@code statekit.engine.*}: the transition engine
  * @param runtime {@code statekit.runtime.*}: the runtime serving the worker beans
- * @param metrics {@code statekit.metrics.*}: the Micrometer meters, when statekit-micrometer is present
+ * @param metrics   {@code statekit.metrics.*}: the Micrometer meters, when statekit-micrometer is present
+ * @param dashboard {@code statekit.dashboard.*}: the dashboard, when statekit-dashboard is present in a servlet web application
  */
 @ConfigurationProperties("statekit")
 public record StatekitProperties(@DefaultValue Store store, @DefaultValue Engine engine, @DefaultValue Runtime runtime,
-                                 @DefaultValue Metrics metrics) {
+                                 @DefaultValue Metrics metrics, @DefaultValue Dashboard dashboard) {
 
     /**
      * The JDBC store ({@code dev.statekit.jdbc.JdbcStoreBuilder}).
@@ -76,4 +78,21 @@ public record StatekitProperties(@DefaultValue Store store, @DefaultValue Engine
      * @param refresh how often, at most, the gauges read the store's counts; default 5 s
      */
     public record Metrics(@DefaultValue("5s") Duration refresh) {}
+
+    /**
+     * The dashboard ({@code dev.statekit.dashboard.Dashboard}), served by a {@code DashboardServlet}
+     * under {@code path}, behind the application's own security.
+     *
+     * @param enabled        whether the dashboard is served; default true
+     * @param path           the path it is served under: the page there, its API under {@code PATH/api}; default
+     *                       {@code /statekit}
+     * @param name           the name shown at the top of the page; default {@code statekit}
+     * @param readOnly       whether no one may change anything; default true. False: every user the application's
+     *                       security signed in may (an {@code Authorization} bean decides instead, whatever this says)
+     * @param allowedOrigins the origins, besides the server's own host, whose pages may send changes (behind a proxy
+     *                       that rewrites {@code Host}); default: none
+     */
+    public record Dashboard(@DefaultValue("true") boolean enabled, @DefaultValue("/statekit") String path,
+                            @DefaultValue("statekit") String name, @DefaultValue("true") boolean readOnly,
+                            @Nullable List<String> allowedOrigins) {}
 }

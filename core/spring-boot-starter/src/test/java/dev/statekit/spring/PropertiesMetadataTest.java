@@ -78,7 +78,7 @@ class PropertiesMetadataTest {
     void theMetadataNamesEveryPropertyWithTheDefaultItBindsTo() throws IOException {
         Map<String, Object> bound = boundDefaults();
         Map<String, Map<String, Object>> metadata = metadata();
-        assertThat(bound).hasSize(21);
+        assertThat(bound).hasSize(26);
         TreeSet<String> expected = new TreeSet<>(bound.keySet());
         expected.add("management.health.statekit.enabled");
         assertThat(new TreeSet<>(metadata.keySet())).isEqualTo(expected);
@@ -113,7 +113,8 @@ class PropertiesMetadataTest {
                     "dev.statekit.spring.autoconfigure.StatekitAutoConfiguration",
                     "dev.statekit.spring.autoconfigure.StatekitRuntimeAutoConfiguration",
                     "dev.statekit.spring.autoconfigure.StatekitHealthAutoConfiguration",
-                    "dev.statekit.spring.autoconfigure.StatekitMetricsAutoConfiguration");
+                    "dev.statekit.spring.autoconfigure.StatekitMetricsAutoConfiguration",
+                    "dev.statekit.spring.autoconfigure.StatekitDashboardAutoConfiguration");
         }
     }
 }

@@ -87,4 +87,15 @@ class PublishedPomsTest {
         }
         assertThat(compile).containsExactlyInAnyOrder("dev.statekit:statekit-core", parts[1] + ":" + parts[2], "org.jspecify:jspecify");
     }
+
+    @Test
+    void theStarterNamesTheDashboardAndTheMetersAsOptionalDependencies() throws Exception {
+        NodeList deps = pom("statekit-spring-boot-starter").getDocumentElement().getElementsByTagName("dependency");
+        List<String> optional = new ArrayList<>();
+        for (int i = 0; i < deps.getLength(); i++) {
+            Element d = (Element) deps.item(i);
+            if (text(d, "optional").equals("true")) optional.add(text(d, "groupId") + ":" + text(d, "artifactId"));
+        }
+        assertThat(optional).contains("dev.statekit:statekit-dashboard", "dev.statekit:statekit-micrometer");
+    }
 }

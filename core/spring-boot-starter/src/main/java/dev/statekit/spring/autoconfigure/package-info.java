@@ -4,9 +4,9 @@
  * engine and operations ({@link dev.statekit.spring.autoconfigure.StatekitAutoConfiguration}), the runtime
  * ({@link dev.statekit.spring.autoconfigure.StatekitRuntimeAutoConfiguration}),
  * Actuator's health ({@link dev.statekit.spring.autoconfigure.StatekitHealthAutoConfiguration}) and
- * Micrometer's meters ({@link dev.statekit.spring.autoconfigure.StatekitMetricsAutoConfiguration}).
- * Each bean backs off when the application defines its own. The dashboard, when statekit-dashboard
- * exists, comes as an auto-configuration of its own beside these.
+ * Micrometer's meters ({@link dev.statekit.spring.autoconfigure.StatekitMetricsAutoConfiguration}) and
+ * the dashboard of statekit-dashboard ({@link dev.statekit.spring.autoconfigure.StatekitDashboardAutoConfiguration}).
+ * Each bean backs off when the application defines its own.
  */
 @NullMarked
 package dev.statekit.spring.autoconfigure;
