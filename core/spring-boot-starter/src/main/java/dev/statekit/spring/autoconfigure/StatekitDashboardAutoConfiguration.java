@@ -2,6 +2,7 @@ package dev.statekit.spring.autoconfigure;
 
 import dev.statekit.core.Machine;
 import dev.statekit.core.TransitionEngine;
+import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.dashboard.Authorization;
 import dev.statekit.dashboard.Dashboard;
 import dev.statekit.dashboard.DashboardServlet;
@@ -84,6 +85,7 @@ public class StatekitDashboardAutoConfiguration {
      * @param registrations the worker beans
      * @param machines      the machine beans
      * @param authorization an authorization bean, if any
+     * @param runtime       the runtime, if any: the overview counts what waits as it claims
      * @return the dashboard
      */
     @Bean
@@ -91,7 +93,7 @@ public class StatekitDashboardAutoConfiguration {
     @Conditional(MachinesToShow.class)
     public Dashboard statekitDashboard(TransitionEngine engine, StatekitProperties properties,
                                        ObjectProvider<WorkerRegistration<?, ?>> registrations, ObjectProvider<Machine<?, ?>> machines,
-                                       ObjectProvider<Authorization> authorization) {
+                                       ObjectProvider<Authorization> authorization, ObjectProvider<TaskRuntime> runtime) {
         StatekitProperties.Dashboard p = properties.dashboard();
         Set<String> names = new LinkedHashSet<>();
         List<Machine<?, ?>> shown = new ArrayList<>();
@@ -108,6 +110,8 @@ public class StatekitDashboardAutoConfiguration {
                 })
                 .authorization(rule);
         if (p.allowedOrigins() != null) builder.allowedOrigins(p.allowedOrigins().toArray(String[]::new));
+        TaskRuntime served = runtime.getIfUnique();
+        if (served != null) builder.metrics(served::metrics);      // what waits, counted as the runtime claims
         return builder.build();
     }
 
