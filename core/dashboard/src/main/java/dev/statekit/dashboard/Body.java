@@ -23,8 +23,8 @@ final class Body {
         if (text.isBlank()) return new Body(Map.of());
         Object value;
         try {
-            value = Json.read(text);
-        } catch (Json.MalformedException e) {
+            value = JsonText.read(text);
+        } catch (JsonText.MalformedException e) {
             throw new DashboardException(400, "MALFORMED_JSON", "the body is not valid JSON: " + e.getMessage());
         }
         if (!(value instanceof Map<?, ?>)) throw new DashboardException(400, "INVALID_BODY", "the body must be a JSON object, not " + kind(value));

@@ -384,7 +384,7 @@ public final class Dashboard {
     }
 
     static DashboardResponse json(int status, @Nullable Object body) {
-        return respond(status, JSON, Json.write(body).getBytes(StandardCharsets.UTF_8));
+        return respond(status, JSON, JsonText.write(body).getBytes(StandardCharsets.UTF_8));
     }
 
     static DashboardResponse respond(int status, String type, byte[] body) {

@@ -70,7 +70,7 @@ class DashboardFiguresTest {
     static Map<String, Object> read(Dashboard dashboard, String path) {
         DashboardResponse r = dashboard.handle(DashboardTest.get(path));
         assertThat(r.status()).as(r.text()).isEqualTo(200);
-        return (Map<String, Object>) Objects.requireNonNull(Json.read(r.text()));
+        return (Map<String, Object>) Objects.requireNonNull(JsonText.read(r.text()));
     }
 
     @SuppressWarnings("unchecked")

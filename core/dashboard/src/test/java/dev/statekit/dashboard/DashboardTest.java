@@ -298,7 +298,7 @@ class DashboardTest {
     static void assertError(DashboardResponse r, int status, String code) {
         assertThat(r.status()).as(r.text()).isEqualTo(status);
         assertThat(r.contentType()).isEqualTo("application/json; charset=utf-8");
-        Object body = Json.read(r.text());
+        Object body = JsonText.read(r.text());
         assertThat(body).isInstanceOfSatisfying(Map.class, m -> {
             assertThat(m.get("error_code")).as(r.text()).isEqualTo(code);
             assertThat((String) m.get("message")).isNotBlank();

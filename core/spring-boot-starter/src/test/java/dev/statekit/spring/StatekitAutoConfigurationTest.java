@@ -347,9 +347,15 @@ class StatekitAutoConfigurationTest {
                 });
     }
 
+    /** The properties alone, bound with nothing set: no store is built, so no tables are needed. */
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    @org.springframework.boot.context.properties.EnableConfigurationProperties(StatekitProperties.class)
+    static class PropertiesOnly {
+    }
+
     @Test
     void theDefaultsAreTheLibrarysOwn() {
-        new ApplicationContextRunner().withConfiguration(AUTO).run(context -> {
+        new ApplicationContextRunner().withUserConfiguration(PropertiesOnly.class).run(context -> {
             StatekitProperties p = context.getBean(StatekitProperties.class);
             assertThat(p.store()).isEqualTo(new StatekitProperties.Store(JdbcStore.DEFAULT_TABLE_PREFIX, null, JdbcStore.DEFAULT_MAX_PAYLOAD_CHARS,
                     false, true));

@@ -30,7 +30,7 @@ class OrdersApplicationTest {
     int port;
 
     @Autowired
-    OrderService orders;
+    OrderDesk orders;
 
     @Autowired
     TransitionEngine engine;
@@ -67,7 +67,7 @@ class OrdersApplicationTest {
     @Test
     void aShipmentCreatedInATransactionThatRollsBackNeverExists() {
         long before = jdbc.sql("select count(*) from orders").query(Long.class).single();
-        assertThatThrownBy(() -> orders.place(OrderService.STOCK + 1)).isInstanceOfSatisfying(OrderService.OutOfStock.class, refused -> {
+        assertThatThrownBy(() -> orders.place(OrderDesk.STOCK + 1)).isInstanceOfSatisfying(OrderDesk.OutOfStock.class, refused -> {
             assertThat(engine.find(Shipments.SHIPMENT, refused.shipment)).isEmpty();
         });
         assertThat(jdbc.sql("select count(*) from orders").query(Long.class).single()).isEqualTo(before);

@@ -15,11 +15,11 @@ import org.jspecify.annotations.Nullable;
  * {@link BigDecimal} for any other number) and refuses trailing text, duplicate keys, nesting
  * deeper than {@value #MAX_DEPTH}, control characters in strings and lone surrogates.
  */
-final class Json {
+final class JsonText {
     /** The most nesting a document may have. */
     static final int MAX_DEPTH = 32;
 
-    private Json() {}
+    private JsonText() {}
 
     /** Returns {@code value} as JSON text. */
     static String write(@Nullable Object value) {

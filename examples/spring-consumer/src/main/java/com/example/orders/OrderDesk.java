@@ -11,7 +11,7 @@ import org.springframework.transaction.annotation.Transactional;
 
 /** Places orders: the order's row and its shipment task in one transaction. */
 @Service
-public class OrderService {
+public class OrderDesk {
     /** The most items an order may have. */
     public static final int STOCK = 10;
 
@@ -24,7 +24,7 @@ public class OrderService {
      * @param jdbc   the application's database
      * @param engine the starter's engine
      */
-    public OrderService(JdbcClient jdbc, TransitionEngine engine) {
+    public OrderDesk(JdbcClient jdbc, TransitionEngine engine) {
         this.jdbc = jdbc;
         this.engine = engine;
     }

@@ -12,7 +12,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The dashboard's own JSON: what it writes, and the strict reader of request bodies. */
-class JsonTest {
+class JsonTextTest {
     @Test
     void writesMapsListsStringsNumbersBooleansAndNull() {
         Map<String, Object> value = new LinkedHashMap<>();
@@ -22,23 +22,23 @@ class JsonTest {
         value.put("none", null);
         value.put("list", List.of("a", 2.5, -7L));
         value.put("nested", Map.of("k", "v"));
-        assertThat(Json.write(value)).isEqualTo("{\"id\":12,\"n\":3,\"ok\":true,\"none\":null,\"list\":[\"a\",2.5,-7],\"nested\":{\"k\":\"v\"}}");
-        assertThat(Json.write(List.of())).isEqualTo("[]");
-        assertThat(Json.write(Map.of())).isEqualTo("{}");
+        assertThat(JsonText.write(value)).isEqualTo("{\"id\":12,\"n\":3,\"ok\":true,\"none\":null,\"list\":[\"a\",2.5,-7],\"nested\":{\"k\":\"v\"}}");
+        assertThat(JsonText.write(List.of())).isEqualTo("[]");
+        assertThat(JsonText.write(Map.of())).isEqualTo("{}");
     }
 
     @Test
     void escapesWhatCouldBreakOutOfAStringOrAPage() {
-        assertThat(Json.write("a\"b\\c\nd\te\u0001</script>&\u2028"))
+        assertThat(JsonText.write("a\"b\\c\nd\te\u0001</script>&\u2028"))
                 .isEqualTo("\"a\\\"b\\\\c\\nd\\te\\u0001\\u003c/script\\u003e\\u0026\\u2028\"");
-        assertThat(Json.read(Json.write("a\"b\\c\nd\te\u0001</script>&\u2028 é 😀"))).isEqualTo("a\"b\\c\nd\te\u0001</script>&\u2028 é 😀");
-        assertThatThrownBy(() -> Json.write(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Json.write(new Object())).isInstanceOf(IllegalArgumentException.class);
+        assertThat(JsonText.read(JsonText.write("a\"b\\c\nd\te\u0001</script>&\u2028 é 😀"))).isEqualTo("a\"b\\c\nd\te\u0001</script>&\u2028 é 😀");
+        assertThatThrownBy(() -> JsonText.write(Double.NaN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> JsonText.write(new Object())).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void readsEveryKindOfValue() {
-        Object v = Json.read(" {\"a\": [1, -2, 3.5, 1e3, true, false, null, \"x\\u00e9\\ud83d\\ude00\\/\"], \"b\": {}, \"big\": 123456789012345678901234} ");
+        Object v = JsonText.read(" {\"a\": [1, -2, 3.5, 1e3, true, false, null, \"x\\u00e9\\ud83d\\ude00\\/\"], \"b\": {}, \"big\": 123456789012345678901234} ");
         assertThat(v).isInstanceOf(Map.class);
         Map<?, ?> m = (Map<?, ?>) v;
         @SuppressWarnings("unchecked")
@@ -46,9 +46,9 @@ class JsonTest {
         assertThat(a).containsExactly(1L, -2L, new BigDecimal("3.5"), new BigDecimal("1e3"), true, false, null, "xé😀/");
         assertThat(m.get("b")).isEqualTo(Map.of());
         assertThat(m.get("big")).isEqualTo(new BigInteger("123456789012345678901234"));
-        assertThat(Json.read("9223372036854775807")).isEqualTo(Long.MAX_VALUE);
-        assertThat(Json.read("-9223372036854775808")).isEqualTo(Long.MIN_VALUE);
-        assertThat(Json.read("9223372036854775808")).isEqualTo(new BigInteger("9223372036854775808"));
+        assertThat(JsonText.read("9223372036854775807")).isEqualTo(Long.MAX_VALUE);
+        assertThat(JsonText.read("-9223372036854775808")).isEqualTo(Long.MIN_VALUE);
+        assertThat(JsonText.read("9223372036854775808")).isEqualTo(new BigInteger("9223372036854775808"));
     }
 
     @Test
@@ -56,20 +56,20 @@ class JsonTest {
         for (String bad : List.of("", "{", "{\"a\":1,}", "[1,]", "{\"a\":1}x", "{\"a\":1}{}", "{a:1}", "{'a':1}", "01", "1.", ".5", "-", "1e",
                 "+1", "NaN", "tru", "nul", "\"a", "\"\\x\"", "\"\\u12\"", "\"a\u0001\"", "\"\\ud800\"", "\"\\udc00\"", "\"\ud800\"",
                 "{\"a\":1,\"a\":2}", "[1 2]", "{\"a\" 1}", "// x\n1")) {
-            assertThatThrownBy(() -> Json.read(bad)).as(bad).isInstanceOf(Json.MalformedException.class);
+            assertThatThrownBy(() -> JsonText.read(bad)).as(bad).isInstanceOf(JsonText.MalformedException.class);
         }
     }
 
     @Test
     void refusesNestingDeeperThanTheLimitAndSaysWhere() {
-        char[] open = new char[Json.MAX_DEPTH];
-        char[] close = new char[Json.MAX_DEPTH];
+        char[] open = new char[JsonText.MAX_DEPTH];
+        char[] close = new char[JsonText.MAX_DEPTH];
         Arrays.fill(open, '[');
         Arrays.fill(close, ']');
-        assertThat(Json.read(new String(open) + new String(close))).isInstanceOf(List.class);
-        assertThatThrownBy(() -> Json.read("[" + new String(open) + new String(close) + "]")).isInstanceOf(Json.MalformedException.class)
-                .hasMessageContaining("deeper than " + Json.MAX_DEPTH);
-        assertThatThrownBy(() -> Json.read("{\n  \"a\": 1,\n  \"a\": 2}")).hasMessageContaining("duplicate field 'a'").hasMessageContaining("line 3");
+        assertThat(JsonText.read(new String(open) + new String(close))).isInstanceOf(List.class);
+        assertThatThrownBy(() -> JsonText.read("[" + new String(open) + new String(close) + "]")).isInstanceOf(JsonText.MalformedException.class)
+                .hasMessageContaining("deeper than " + JsonText.MAX_DEPTH);
+        assertThatThrownBy(() -> JsonText.read("{\n  \"a\": 1,\n  \"a\": 2}")).hasMessageContaining("duplicate field 'a'").hasMessageContaining("line 3");
     }
 
     @Test
