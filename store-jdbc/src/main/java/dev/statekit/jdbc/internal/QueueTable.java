@@ -1,13 +1,11 @@
 package dev.statekit.jdbc.internal;
 
-import dev.statekit.jdbc.Dialect;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.support.StoreChecks;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -122,12 +120,7 @@ public final class QueueTable {
 
     /** Returns how many tasks of {@code queue} hold a lease, expired or not, on {@code c}. */
     public int leased(Connection c, String queue) throws SQLException {
-        if (sql.dialect == Dialect.POSTGRESQL) return (int) Jdbc.queryLong(c, sql.leased, ps -> ps.setString(1, queue));
-        List<Long> ids = Jdbc.query(c, sql.leased, ps -> ps.setString(1, queue), rs -> rs.getLong(1));
-        if (ids.isEmpty()) return 0;
-        return (int) Jdbc.queryLong(c, sql.leasedAmong(ids.size()), ps -> {
-            for (int i = 0; i < ids.size(); i++) ps.setLong(i + 1, ids.get(i));
-        });
+        return (int) Jdbc.queryLong(c, sql.leased, ps -> ps.setString(1, queue));
     }
 
     /** Locks the row of {@code queue} until the transaction ends, creating it first if it is missing; returns its record. */

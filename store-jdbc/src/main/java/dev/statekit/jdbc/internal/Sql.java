@@ -87,7 +87,7 @@ public final class Sql {
     public final String setConcurrency;
     /** Sets a queue's anti-starvation counter. */
     public final String setSkipped;
-    /** Counts the leased tasks of a queue (PostgreSQL); selects their ids (H2). */
+    /** Counts the leased tasks of a queue; on H2 afresh every time, never a result H2 kept from an earlier run. */
     public final String leased;
     /** Claims one locked task. */
     public final String claimTask;
@@ -142,6 +142,17 @@ public final class Sql {
             + " ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
             + " ?::boolean[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
             + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[], ?::bigint[], ?::boolean[]";
+
+    /**
+     * H2: a condition that always holds but that H2 cannot take for deterministic, which keeps H2
+     * from handing out a query's earlier result. H2 hands a session the result of its last run of a
+     * query again when the parameters are the same and no table the query reads was written since.
+     * A commit marks its tables written just before its changes become visible: a result read in
+     * between misses them and is handed out again after the commit, until the next write. A count of
+     * a queue's leases read so missed the tasks a claim was committing, and the next claim on that
+     * connection went over the queue's concurrency limit.
+     */
+    private static final String H2_FRESH = " and rand() < 1";
 
     /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
     private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
@@ -207,10 +218,8 @@ public final class Sql {
         // needs a lower bound too, or the scan reads every row whose value is null.
         // Leased tasks are read through the lease index: on H2 its range needs the lower bound.
         String anyLease = pg ? "" : " and lease_expires_at >= " + H2_EARLIEST;
-        // H2: the ids through the lease index, whose rows QueueTable reads again by primary key (a count
-        // through the index was once seen to count a task whose row, read right after, held no lease).
-        leased = (pg ? "select count(*)" : "select id") + " from " + tasksByLease + " where queue = ? and lease_token is not null"
-                + anyLease;
+        leased = "select count(*) from " + tasksByLease + " where queue = ? and lease_token is not null" + anyLease
+                + (pg ? "" : H2_FRESH);
         claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
                 + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
                 + " where id = ? and version = ?";
@@ -302,11 +311,6 @@ public final class Sql {
         String row = insertHistory.substring(insertHistory.indexOf(" values ") + " values ".length());
         for (int i = 1; i < n; i++) b.append(", ").append(row);
         return b.toString();
-    }
-
-    /** Counts the tasks among {@code n} ids that hold a lease, reading them by primary key. */
-    public String leasedAmong(int n) {
-        return "select count(*) from " + tasks + " where id in " + params(n) + " and lease_token is not null";
     }
 
     /** Selects the tasks with {@code n} ids. */
