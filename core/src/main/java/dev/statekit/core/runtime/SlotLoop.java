@@ -5,6 +5,7 @@ import dev.statekit.core.Ending;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.store.TaskError;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -209,11 +210,36 @@ final class SlotLoop {
             log.warn("error classifier failed on {}; treating it as fatal", e, broken);
             f = new WorkResult.Failure(Settlement.WORKER_ERROR, String.valueOf(e), false, null);
         }
+        if (f.detail() == null) f = f.withDetail(stackTrace(e));
         if (e instanceof Error) {
             log.warn("worker of task {} threw {}; classified {} {}", run.id(), e, f.code(), f.retryable() ? "retryable" : "fatal", e);
         } else {
             log.debug("worker of task {} threw {}; classified {} {}", run.id(), e.toString(), f.code(), f.retryable() ? "retryable" : "fatal");
         }
         return f;
+    }
+
+    /**
+     * Returns the stack trace of {@code e} as {@link Throwable#printStackTrace()} writes it, up to
+     * {@link TaskError#MAX_DETAIL} characters and a little more (the error record cuts the rest).
+     */
+    static String stackTrace(Throwable e) {
+        java.io.StringWriter out = new java.io.StringWriter() {
+            @Override
+            public void write(String str, int off, int len) {      // a deep trace stops growing once it is long enough
+                if (getBuffer().length() <= TaskError.MAX_DETAIL) super.write(str, off, len);
+            }
+
+            @Override
+            public void write(int c) {
+                if (getBuffer().length() <= TaskError.MAX_DETAIL) super.write(c);
+            }
+        };
+        try (java.io.PrintWriter w = new java.io.PrintWriter(out)) {
+            e.printStackTrace(w);
+        } catch (RuntimeException broken) {
+            return String.valueOf(e);
+        }
+        return out.toString();
     }
 }
