@@ -219,27 +219,34 @@ final class SlotLoop {
         return f;
     }
 
+    /** The most frames of one exception of a cause chain that a recorded stack trace shows, {@value}. */
+    static final int TRACE_FRAMES = 24;
+
     /**
-     * Returns the stack trace of {@code e} as {@link Throwable#printStackTrace()} writes it, up to
-     * {@link TaskError#MAX_DETAIL} characters and a little more (the error record cuts the rest).
+     * Returns the stack trace of {@code e} and its causes, as {@link Throwable#printStackTrace()}
+     * writes it but with at most {@link #TRACE_FRAMES} frames of each exception, so that the causes
+     * fit in {@link TaskError#MAX_DETAIL} characters (the error record cuts what is longer).
      */
     static String stackTrace(Throwable e) {
-        java.io.StringWriter out = new java.io.StringWriter() {
-            @Override
-            public void write(String str, int off, int len) {      // a deep trace stops growing once it is long enough
-                if (getBuffer().length() <= TaskError.MAX_DETAIL) super.write(str, off, len);
-            }
-
-            @Override
-            public void write(int c) {
-                if (getBuffer().length() <= TaskError.MAX_DETAIL) super.write(c);
-            }
-        };
-        try (java.io.PrintWriter w = new java.io.PrintWriter(out)) {
-            e.printStackTrace(w);
-        } catch (RuntimeException broken) {
-            return String.valueOf(e);
+        StringBuilder b = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        String prefix = "";
+        for (Throwable t = e; t != null && seen.add(t) && b.length() <= TaskError.MAX_DETAIL; t = t.getCause()) {
+            b.append(prefix).append(describe(t)).append('\n');
+            StackTraceElement[] frames = t.getStackTrace();
+            int shown = Math.min(frames.length, TRACE_FRAMES);
+            for (int i = 0; i < shown; i++) b.append("\tat ").append(frames[i]).append('\n');
+            if (frames.length > shown) b.append("\t... ").append(frames.length - shown).append(" more\n");
+            prefix = "Caused by: ";
         }
-        return out.toString();
+        return b.toString();
+    }
+
+    private static String describe(Throwable t) {
+        try {
+            return t.toString();
+        } catch (RuntimeException broken) {      // a toString that throws must not lose the failure
+            return t.getClass().getName();
+        }
     }
 }
