@@ -181,7 +181,7 @@ final class Decider {
             if (to == null || !machine.keepsUniqueKey(to)) next = next.toBuilder().uniqueKey(null).build();
         }
         HistoryEntry entry = new HistoryEntry(current.id(), next.version(), current.state(), next.state(), event,
-                command.source(), command.actor(), command.reason(), at, command.idempotencyKey());
+                command.source(), command.actor(), command.reason(), at, command.idempotencyKey(), command.error());
         boolean reorders = next.priority() != current.priority() || next.sequence() != current.sequence();
         return new Decision.Write<>(new Change(current.version(), next, entry, reorders));
     }

@@ -44,7 +44,7 @@ public final class Stores {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Stores.class);
     private static final AtomicInteger RUNS = new AtomicInteger();
-    private static final String[] TABLES = {"tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "schema_version"};
+    private static final String[] TABLES = {"tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes", "schema_version"};
     private static final String[] SEQUENCES = {"fifo_seq", "front_seq", "fencing_seq", "check_seq"};
 
     /** {@code --jdbc-url URL}: the database of the store, PostgreSQL or H2. */

@@ -63,8 +63,8 @@ class StoresTest {
             assertThat(r.status()).as(r.err()).isZero();
             assertThat(r.out()).contains("summary: 3/3 items shipped");
             try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + dir.resolve("statekit"), "sa", "")) {
-                assertThat(tables(c, a)).as("every table of the schema").isEqualTo(13);
-                assertThat(tables(c, b)).isEqualTo(13);
+                assertThat(tables(c, a)).as("every table of the schema").isEqualTo(14);
+                assertThat(tables(c, b)).isEqualTo(14);
             }
         }
     }

@@ -19,6 +19,7 @@ import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
+import dev.statekit.store.ProcessRecord;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
@@ -495,5 +496,33 @@ public final class JdbcStore implements Store {
     @Override
     public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
         return parts.schedules.fire(machines, now, max, firer);
+    }
+
+    // --- processes ----------------------------------------------------------------------------
+
+    /** {@inheritDoc} The row of the owner is deleted and written again in one transaction. */
+    @Override
+    public void registerProcess(ProcessRecord process) {
+        parts.processes.register(Objects.requireNonNull(process, "process"));
+    }
+
+    @Override
+    public boolean touchProcess(String owner, Instant at) {
+        return parts.processes.touch(owner, at);
+    }
+
+    @Override
+    public boolean stopProcess(String owner, Instant at) {
+        return parts.processes.stop(owner, at);
+    }
+
+    @Override
+    public List<ProcessRecord> processes() {
+        return parts.processes.all();
+    }
+
+    @Override
+    public int purgeProcesses(Instant seenBefore) {
+        return parts.processes.purge(seenBefore);
     }
 }

@@ -141,10 +141,10 @@ class ClaimAtOnceContractTest {
                         assertThat(rs.next()).isTrue();
                         claimed = Rows.task(rs);
                         assertThat(rs.getBoolean(25)).as("cancel_requested of the claimed row").isFalse();
-                        assertThat(rs.getString(27)).as("from-state").isEqualTo(RULE.from());
-                        assertThat(rs.getString(28)).as("event").isEqualTo(RULE.event());
-                        assertThat(rs.getBoolean(32)).as("the plain order is the claim order").isTrue();
-                        assertThat(Rows.getInstant(rs, 33)).as("ready since").isEqualTo(ClaimRule.readySince(before));
+                        assertThat(rs.getString(28)).as("from-state").isEqualTo(RULE.from());
+                        assertThat(rs.getString(29)).as("event").isEqualTo(RULE.event());
+                        assertThat(rs.getBoolean(33)).as("the plain order is the claim order").isTrue();
+                        assertThat(Rows.getInstant(rs, 34)).as("ready since").isEqualTo(ClaimRule.readySince(before));
                         assertThat(rs.next()).as("one task claimed").isFalse();
                     }
                 }

@@ -176,7 +176,7 @@ class MigrationToolsTest {
 
     static void assertRefusedAsOlder(DataSource pool, Dialect dialect, String prefix) {
         String expected = "the statekit tables with prefix " + prefix + " are at version 4; this statekit-store-jdbc needs "
-                + Schema.VERSION + ": run V5 and V6 (classpath:dev/statekit/jdbc/" + (dialect == Dialect.H2 ? "h2" : "postgresql")
+                + Schema.VERSION + ": run V5 to V7 (classpath:dev/statekit/jdbc/" + (dialect == Dialect.H2 ? "h2" : "postgresql")
                 + "/V<n>__statekit.sql";
         assertThatThrownBy(() -> JdbcStore.builder(pool).tablePrefix(prefix).build())
                 .isInstanceOfSatisfying(StatekitException.class, e -> {

@@ -47,7 +47,7 @@ class SchemaTest {
                 .contains("create table if not exists jobs_group_counts").contains("create table if not exists jobs_dependencies")
                 .contains("create table if not exists jobs_marks").contains("create table if not exists jobs_archived_tasks")
                 .contains("create table if not exists jobs_archived_history").contains("create table if not exists jobs_schedules");
-        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(6);
+        assertThat(JdbcStore.SCHEMA_VERSION).isEqualTo(7);
         assertThat(dev.statekit.jdbc.internal.Schema.VERSIONS).startsWith(1).endsWith(JdbcStore.SCHEMA_VERSION).isSorted();
         // each version records itself
         for (int version : dev.statekit.jdbc.internal.Schema.VERSIONS) {

@@ -20,6 +20,8 @@ import org.jspecify.annotations.Nullable;
  * @param reason     a free-text reason, if given
  * @param at         when it was applied
  * @param commandKey the idempotency key of the command, if it carried one
+ * @param error      the error the change recorded as the task's last error (a failure, a retry, a
+ *                   recovery), with its detail; null for a change that recorded none
  */
 public record HistoryEntry(
         long taskId,
@@ -31,7 +33,8 @@ public record HistoryEntry(
         @Nullable String actor,
         @Nullable String reason,
         Instant at,
-        @Nullable String commandKey) {
+        @Nullable String commandKey,
+        @Nullable TaskError error) {
 
     /**
      * Creates an entry.
@@ -46,5 +49,11 @@ public record HistoryEntry(
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(at, "at");
         if (version <= 0) throw new IllegalArgumentException("history version must be positive, was " + version);
+    }
+
+    /** Creates an entry of a change that recorded no error. */
+    public HistoryEntry(long taskId, long version, String from, String to, String event, TriggerSource source,
+                        @Nullable String actor, @Nullable String reason, Instant at, @Nullable String commandKey) {
+        this(taskId, version, from, to, event, source, actor, reason, at, commandKey, null);
     }
 }

@@ -431,4 +431,38 @@ public interface Store {
      * @throws IllegalArgumentException if {@code max} is not positive
      */
     RetentionResult purgeArchived(String machine, Instant archivedBefore, int max);
+
+    // --- processes ----------------------------------------------------------------------------
+
+    /**
+     * Writes the record of a process that starts, replacing any record of the same
+     * {@link ProcessRecord#owner() owner} (a runtime restarted under its name).
+     */
+    void registerProcess(ProcessRecord process);
+
+    /**
+     * Records that process {@code owner} was seen at {@code at}: its {@code lastSeen} becomes
+     * {@code at} unless it is later already.
+     *
+     * @return whether the process has a record (false when it was purged: the caller registers again)
+     */
+    boolean touchProcess(String owner, Instant at);
+
+    /**
+     * Records that process {@code owner} stopped gracefully at {@code at} (seen then too).
+     *
+     * @return whether the process has a record
+     */
+    boolean stopProcess(String owner, Instant at);
+
+    /** Returns the record of every process, in {@link ProcessRecord#owner() owner} order. */
+    List<ProcessRecord> processes();
+
+    /**
+     * Deletes the records of processes last seen strictly before {@code seenBefore}: those that
+     * stopped, and those gone since.
+     *
+     * @return how many records were deleted
+     */
+    int purgeProcesses(Instant seenBefore);
 }

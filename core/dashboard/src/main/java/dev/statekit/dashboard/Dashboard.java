@@ -64,7 +64,12 @@ import org.jspecify.annotations.Nullable;
  *       them ({@code upTo}); {@code POST BASE/api/bulk/retry}, {@code /cancel}, {@code /delete} with that
  *       filter and {@code upTo}: the bulk action over the tasks counted;</li>
  *   <li>{@code GET BASE/api/schedules}, {@code POST BASE/api/schedules/{name}/pause}, {@code /resume},
- *       {@code /delete}: the recurring schedules of the dashboard's machines.</li>
+ *       {@code /delete}: the recurring schedules of the dashboard's machines;</li>
+ *   <li>{@code GET BASE/api/processes}: the processes that serve the store (owner, host, pid,
+ *       machines, queues, started, last seen and its age, state alive, stopped or gone) with the
+ *       leases each holds now;</li>
+ *   <li>{@code GET BASE/api/tasks/{id}/attempts}: the attempts at a task's work, from its history:
+ *       start, duration, worker, outcome and error with its stack trace.</li>
  * </ul>
  *
  * <p>Every change (a POST) must come from the dashboard's own page: a request whose
@@ -94,6 +99,7 @@ public final class Dashboard {
             "dom.js", "text/javascript; charset=utf-8",
             "views.js", "text/javascript; charset=utf-8",
             "panels.js", "text/javascript; charset=utf-8",
+            "processes.js", "text/javascript; charset=utf-8",
             "diagram.js", "text/javascript; charset=utf-8",
             "app.css", "text/css; charset=utf-8",
             "icon.svg", "image/svg+xml");

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * (pause, stop after current, resume, concurrency limit), retries, cancellation requests, a task's
  * place in its queue (move to the front, priority, move before another), and the reads a dashboard
  * needs (counts by state, queue records, tasks by id or query, every page of a query, history),
- * and recurring schedules changed at run time (declare, pause, resume, delete, read with their next occurrences).
+ * and recurring schedules changed at run time (declare, pause, resume, delete, read with their next occurrences),
+ * the processes that serve the store with their leases, and the attempts at a task's work.
  *
  * <p>Every change of a task goes through the engine's one write path: it is a recorded change,
  * checked against the table where it moves a state, with one history entry naming its event and
@@ -409,6 +410,60 @@ public final class TaskOperations {
     /** Returns the history of task {@code id}, oldest first, hot or archived ({@link TransitionEngine#history(long)}). */
     public List<HistoryEntry> history(long id) {
         return engine.history(id);
+    }
+
+    /**
+     * Returns the attempts at task {@code id}'s work, oldest first, read from its history (hot or
+     * archived): each starts at a claim (an entry of source SYSTEM with reason
+     * {@link dev.statekit.store.ClaimRule#CLAIM_REASON}) and ends at the first later entry that
+     * leaves the state the claim put the task in, or at the next claim; one that has not ended runs,
+     * its duration counted to now on the engine's clock. The worker is the claim's actor (the lease
+     * owner); the error is the one its end recorded, with the stack trace of a thrown exception as
+     * its {@link dev.statekit.store.TaskError#detail() detail}. Empty for a task never claimed or
+     * that does not exist.
+     */
+    public List<Attempt> attempts(long id) {
+        return attemptsOf(history(id), engine.clock().now());
+    }
+
+    /** Returns the attempts recorded in {@code history} (one task's, oldest first), as {@link #attempts} reads them at {@code now}. */
+    static List<Attempt> attemptsOf(List<HistoryEntry> history, java.time.Instant now) {
+        List<Attempt> found = new ArrayList<>();
+        HistoryEntry claim = null;
+        for (HistoryEntry e : history) {
+            boolean isClaim = e.source() == dev.statekit.store.TriggerSource.SYSTEM
+                    && dev.statekit.store.ClaimRule.CLAIM_REASON.equals(e.reason());
+            if (claim != null && (isClaim || !e.to().equals(claim.to()))) {
+                found.add(new Attempt(found.size() + 1, claim, e, java.time.Duration.between(claim.at(), e.at())));
+                claim = null;
+            }
+            if (isClaim) claim = e;
+        }
+        if (claim != null) {
+            java.time.Duration d = java.time.Duration.between(claim.at(), now);
+            found.add(new Attempt(found.size() + 1, claim, null, d.isNegative() ? java.time.Duration.ZERO : d));
+        }
+        return found;
+    }
+
+    /** The most leases {@link #processes()} lists per process, {@value}. */
+    public static final int PROCESS_LEASES = 100;
+
+    /**
+     * Returns every process that keeps a record in the store ({@link Store#processes}), in owner
+     * order, each with its state now on the engine's clock (alive, stopped, or gone when not seen for
+     * its {@link dev.statekit.store.ProcessRecord#goneAfter()}) and the tasks whose lease it holds now
+     * (one {@link Store#leasedBy} read per process, at most {@link #PROCESS_LEASES} listed).
+     */
+    public List<ProcessView> processes() {
+        java.time.Instant now = engine.clock().now();
+        List<ProcessView> views = new ArrayList<>();
+        for (dev.statekit.store.ProcessRecord p : store.processes()) {
+            List<TaskRecord> leases = store.leasedBy(p.owner(), PROCESS_LEASES + 1);
+            boolean more = leases.size() > PROCESS_LEASES;
+            views.add(new ProcessView(p, p.state(now), more ? leases.subList(0, PROCESS_LEASES) : leases, more));
+        }
+        return views;
     }
 
     /** Returns the ids of the tasks {@code taskId} was created depending on, in the order given. */

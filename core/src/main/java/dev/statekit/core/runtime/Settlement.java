@@ -285,7 +285,7 @@ final class Settlement {
 
     private static <S extends Enum<S>, E extends Enum<E>> Completion<S, E> failure(Cause cause, WorkResult.Failure x, RunPolicy<S, E> p,
                                                                                  @Nullable S backTo, Facts f) {
-        TaskError error = new TaskError(x.code(), x.message(), x.retryable(), x.step());
+        TaskError error = new TaskError(x.code(), x.message(), x.retryable(), x.step(), x.detail());
         int retries = f.task().retries();
         int attempts = f.task().attempts();
         RetryPolicy retry = p.retry();

@@ -5,6 +5,7 @@ import dev.statekit.core.Ending;
 import dev.statekit.core.spi.Cancellable;
 import dev.statekit.core.spi.TaskInterceptor;
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.store.TaskError;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -209,11 +210,43 @@ final class SlotLoop {
             log.warn("error classifier failed on {}; treating it as fatal", e, broken);
             f = new WorkResult.Failure(Settlement.WORKER_ERROR, String.valueOf(e), false, null);
         }
+        if (f.detail() == null) f = f.withDetail(stackTrace(e));
         if (e instanceof Error) {
             log.warn("worker of task {} threw {}; classified {} {}", run.id(), e, f.code(), f.retryable() ? "retryable" : "fatal", e);
         } else {
             log.debug("worker of task {} threw {}; classified {} {}", run.id(), e.toString(), f.code(), f.retryable() ? "retryable" : "fatal");
         }
         return f;
+    }
+
+    /** The most frames of one exception of a cause chain that a recorded stack trace shows, {@value}. */
+    static final int TRACE_FRAMES = 24;
+
+    /**
+     * Returns the stack trace of {@code e} and its causes, as {@link Throwable#printStackTrace()}
+     * writes it but with at most {@link #TRACE_FRAMES} frames of each exception, so that the causes
+     * fit in {@link TaskError#MAX_DETAIL} characters (the error record cuts what is longer).
+     */
+    static String stackTrace(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        String prefix = "";
+        for (Throwable t = e; t != null && seen.add(t) && b.length() <= TaskError.MAX_DETAIL; t = t.getCause()) {
+            b.append(prefix).append(describe(t)).append('\n');
+            StackTraceElement[] frames = t.getStackTrace();
+            int shown = Math.min(frames.length, TRACE_FRAMES);
+            for (int i = 0; i < shown; i++) b.append("\tat ").append(frames[i]).append('\n');
+            if (frames.length > shown) b.append("\t... ").append(frames.length - shown).append(" more\n");
+            prefix = "Caused by: ";
+        }
+        return b.toString();
+    }
+
+    private static String describe(Throwable t) {
+        try {
+            return t.toString();
+        } catch (RuntimeException broken) {      // a toString that throws must not lose the failure
+            return t.getClass().getName();
+        }
     }
 }

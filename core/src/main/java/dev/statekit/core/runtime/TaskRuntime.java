@@ -53,7 +53,7 @@ public final class TaskRuntime implements AutoCloseable {
     // A façade: the work is done by package-private parts with one duty each, sharing one
     // RuntimeContext: Dispatcher (dispatch rounds, slots, claims; its header says which thread
     // touches what), SlotLoop, Settlement, ResultWriter, LeaseRecovery, Waits, Preconditions,
-    // Heartbeats, Timers, Cancels, Lifecycle, RuntimeEvents (the last minute's counts and the
+    // Heartbeats, ProcessRecords (this process's record in the store), Timers, Cancels, Lifecycle, RuntimeEvents (the last minute's counts and the
     // runtime listeners), MetricsReader, RetentionPasses (archive and deletion of finished tasks) and SchedulePasses
     // (the occurrences of recurring schedules).
 
@@ -67,10 +67,13 @@ public final class TaskRuntime implements AutoCloseable {
     public static final int DEFAULT_RETENTION_BATCH = 500;
     /** The default interval of retention passes: one minute. */
     public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
+    /** How long the records of stopped and gone processes are kept by default: one day. */
+    public static final Duration DEFAULT_PROCESS_RETENTION = Duration.ofDays(1);
 
     private final RuntimeContext ctx;
     private final @Nullable ExecutorService ownedExecutor;
     private final LeaseRecovery recovery;
+    private final ProcessRecords process;
     private final boolean soleOwner;
     private final Waits waits;
     private final Preconditions preconditions;
@@ -104,6 +107,7 @@ public final class TaskRuntime implements AutoCloseable {
                 b.heartbeat != null ? b.heartbeat : b.leaseDuration.dividedBy(3), b.pollInterval, b.cancelGrace, b.forceCancel,
                 b.classifier, new Registrations(b.registrations), b.seed, b.listeners);
         this.recovery = new LeaseRecovery(ctx);
+        this.process = new ProcessRecords(ctx, b.processGoneAfter != null ? b.processGoneAfter : b.leaseDuration, b.processRetention);
         this.soleOwner = b.soleOwner;
         this.waits = new Waits(ctx);
         this.preconditions = new Preconditions(ctx);
@@ -168,6 +172,7 @@ public final class TaskRuntime implements AutoCloseable {
      */
     public synchronized void start() {
         ctx.life.start(ctx.owner);
+        process.register();
         for (Registration<?, ?> r : ctx.registrations.all()) {
             if (r.options.concurrency() >= 0) ctx.store.setConcurrency(r.queue, r.options.concurrency());
             if (r.options.rateLimit() != null) ctx.store.setRateLimit(r.queue, r.options.rateLimit());
@@ -179,7 +184,7 @@ public final class TaskRuntime implements AutoCloseable {
             groups.request();
             dispatcher.requestDispatch();
         });
-        ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx));      // until the stop completes: work in its grace keeps its leases
+        ctx.timers.every(ctx.heartbeat, new Heartbeats(ctx, process));      // until the stop completes: work in its grace keeps its leases
         subscriptions.add(ctx.timers.every(ctx.pollInterval, dispatcher::requestHousekeeping));
         if (retention.any()) subscriptions.add(retention.start());
         log.info("runtime {} started: {} worker slots, lease {}, {} queue registrations", ctx.owner, ctx.slots, ctx.leaseDuration,
@@ -271,6 +276,7 @@ public final class TaskRuntime implements AutoCloseable {
     private void finishStopIfIdle() {
         ctx.life.finishIfIdle(ctx.running::isEmpty, () -> {
             ctx.timers.cancelAll();
+            process.stopped();
             if (ownedExecutor != null) ownedExecutor.shutdown();
             log.info("runtime {} stopped", ctx.owner);
         });

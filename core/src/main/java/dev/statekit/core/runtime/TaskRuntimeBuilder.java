@@ -39,6 +39,8 @@ public final class TaskRuntimeBuilder {
     final List<SchedulePasses.Declared> schedules = new ArrayList<>();
     int retentionBatch = TaskRuntime.DEFAULT_RETENTION_BATCH;
     Duration retentionInterval = TaskRuntime.DEFAULT_RETENTION_INTERVAL;
+    @Nullable Duration processGoneAfter;
+    Duration processRetention = TaskRuntime.DEFAULT_PROCESS_RETENTION;
 
     TaskRuntimeBuilder(TransitionEngine engine) {
         this.engine = Objects.requireNonNull(engine, "engine");
@@ -317,14 +319,47 @@ public final class TaskRuntimeBuilder {
     }
 
     /**
+     * Sets how long the runtime's {@linkplain dev.statekit.store.ProcessRecord process record} may go
+     * unrefreshed before readers count the process as gone (default: the lease duration, three
+     * heartbeats by default; its leases expire about then too). The record is refreshed at every
+     * heartbeat, so this must be longer than the heartbeat interval.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public TaskRuntimeBuilder processGoneAfter(Duration value) {
+        Objects.requireNonNull(value, "processGoneAfter");
+        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("processGoneAfter must be positive, was " + value);
+        this.processGoneAfter = value;
+        return this;
+    }
+
+    /**
+     * Sets how long the records of stopped and gone processes are kept after they were last seen
+     * (default 1 day): the runtime deletes older ones when it starts, and once per retention at most while it runs.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public TaskRuntimeBuilder processRetention(Duration value) {
+        Objects.requireNonNull(value, "processRetention");
+        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException("processRetention must be positive, was " + value);
+        this.processRetention = value;
+        return this;
+    }
+
+    /**
      * Builds the runtime (not yet started).
      *
-     * @throws IllegalStateException if nothing is registered or the heartbeat is not shorter than the lease
+     * @throws IllegalStateException if nothing is registered, the heartbeat is not shorter than the
+     *         lease, or {@link #processGoneAfter} is not longer than the heartbeat
      */
     public TaskRuntime build() {
         if (registrations.isEmpty()) throw new IllegalStateException("register at least one machine and worker");
         if (heartbeat != null && heartbeat.compareTo(leaseDuration) >= 0) {
             throw new IllegalStateException("heartbeat " + heartbeat + " must be shorter than the lease " + leaseDuration);
+        }
+        Duration beat = heartbeat != null ? heartbeat : leaseDuration.dividedBy(3);
+        if (processGoneAfter != null && processGoneAfter.compareTo(beat) <= 0) {
+            throw new IllegalStateException("processGoneAfter " + processGoneAfter + " must be longer than the heartbeat " + beat);
         }
         return new TaskRuntime(this);
     }

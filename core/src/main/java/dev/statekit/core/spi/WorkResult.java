@@ -89,8 +89,11 @@ public sealed interface WorkResult {
      * @param message   a human-readable message
      * @param retryable whether a retry may succeed
      * @param step      the step that failed, if the application names steps
+     * @param detail    what else explains the failure, recorded with the task's error
+     *                  ({@link dev.statekit.store.TaskError#detail()}): the runtime sets the stack trace
+     *                  of the exception a worker threw; null when there is none
      */
-    record Failure(String code, String message, boolean retryable, @Nullable String step) implements WorkResult {
+    record Failure(String code, String message, boolean retryable, @Nullable String step, @Nullable String detail) implements WorkResult {
         /** Creates a failure. */
         public Failure {
             Objects.requireNonNull(code, "code");
@@ -98,9 +101,19 @@ public sealed interface WorkResult {
             if (code.isBlank()) throw new IllegalArgumentException("failure code must not be blank");
         }
 
+        /** Creates a failure without a detail. */
+        public Failure(String code, String message, boolean retryable, @Nullable String step) {
+            this(code, message, retryable, step, null);
+        }
+
         /** Returns this failure attributed to {@code stepName}. */
         public Failure atStep(String stepName) {
-            return new Failure(code, message, retryable, Objects.requireNonNull(stepName, "step"));
+            return new Failure(code, message, retryable, Objects.requireNonNull(stepName, "step"), detail);
+        }
+
+        /** Returns this failure with {@code text} as its detail, or none when null. */
+        public Failure withDetail(@Nullable String text) {
+            return new Failure(code, message, retryable, step, text);
         }
     }
 

@@ -385,4 +385,29 @@ final class RuntimeModelStore implements Store {
                                                           dev.statekit.store.ScheduleFirer firer) {
         return store.fireSchedules(machines, now, max, firer);
     }
+
+    @Override
+    public void registerProcess(dev.statekit.store.ProcessRecord process) {
+        store.registerProcess(process);
+    }
+
+    @Override
+    public boolean touchProcess(String owner, java.time.Instant at) {
+        return store.touchProcess(owner, at);
+    }
+
+    @Override
+    public boolean stopProcess(String owner, java.time.Instant at) {
+        return store.stopProcess(owner, at);
+    }
+
+    @Override
+    public java.util.List<dev.statekit.store.ProcessRecord> processes() {
+        return store.processes();
+    }
+
+    @Override
+    public int purgeProcesses(java.time.Instant seenBefore) {
+        return store.purgeProcesses(seenBefore);
+    }
 }

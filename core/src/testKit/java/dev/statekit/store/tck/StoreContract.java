@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * without Jupiter's callbacks: it must not depend on a subclass's own {@code @BeforeEach} or
  * {@code @BeforeAll}.
  *
- * <p>The tests are grouped by area in nested classes, {@link Create} to {@link Schedules}: each runs
+ * <p>The tests are grouped by area in nested classes, {@link Create} to {@link Errors}: each runs
  * one part of the contract on the store this class opened for the test. The constants, task
  * descriptions and helpers they share are those of {@link ContractFixtures}, which this class
  * extends.
@@ -286,6 +286,24 @@ public abstract class StoreContract extends ContractFixtures {
     public class Schedules extends ScheduleContract {
         /** Runs the part on this contract's store. */
         public Schedules() {
+            super(StoreContract.this);
+        }
+    }
+
+    /** The records of the processes that serve the store: registered, seen, stopped, listed and purged. */
+    @Nested
+    public class Processes extends ProcessContract {
+        /** Runs the part on this contract's store. */
+        public Processes() {
+            super(StoreContract.this);
+        }
+    }
+
+    /** Errors: a task's last error keeps its detail, and a history entry keeps the error its change recorded, archived too. */
+    @Nested
+    public class Errors extends ErrorDetailContract {
+        /** Runs the part on this contract's store. */
+        public Errors() {
             super(StoreContract.this);
         }
     }

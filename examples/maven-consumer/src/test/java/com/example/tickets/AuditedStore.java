@@ -301,4 +301,29 @@ public final class AuditedStore implements Store {
                                                           dev.statekit.store.ScheduleFirer firer) {
         return delegate.fireSchedules(machines, now, max, firer);
     }
+
+    @Override
+    public void registerProcess(dev.statekit.store.ProcessRecord process) {
+        delegate.registerProcess(process);
+    }
+
+    @Override
+    public boolean touchProcess(String owner, java.time.Instant at) {
+        return delegate.touchProcess(owner, at);
+    }
+
+    @Override
+    public boolean stopProcess(String owner, java.time.Instant at) {
+        return delegate.stopProcess(owner, at);
+    }
+
+    @Override
+    public java.util.List<dev.statekit.store.ProcessRecord> processes() {
+        return delegate.processes();
+    }
+
+    @Override
+    public int purgeProcesses(java.time.Instant seenBefore) {
+        return delegate.purgeProcesses(seenBefore);
+    }
 }

@@ -78,12 +78,12 @@ public final class ArchiveTable {
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) return Optional.empty();
                     TaskRecord task = Rows.task(rs);
-                    long root = rs.getLong(27);
-                    Instant archivedAt = Objects.requireNonNull(Rows.getInstant(rs, 28), "archived_at");
+                    long root = rs.getLong(28);
+                    Instant archivedAt = Objects.requireNonNull(Rows.getInstant(rs, 29), "archived_at");
                     List<HistoryEntry> history = new ArrayList<>();
                     do {
-                        rs.getLong(29);
-                        if (!rs.wasNull()) history.add(Rows.history(rs, 29));
+                        rs.getLong(30);
+                        if (!rs.wasNull()) history.add(Rows.history(rs, 30));
                     } while (rs.next());
                     return Optional.of(new ArchivedTask(task, history, root, archivedAt));
                 }

@@ -133,18 +133,18 @@ public final class Claims {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     if (rs.getObject(1) == null) {
-                        boolean found = rs.getBoolean(29);
-                        boolean paused = rs.getBoolean(30);
+                        boolean found = rs.getBoolean(30);
+                        boolean paused = rs.getBoolean(31);
                         boolean queueRow = !rs.wasNull();
-                        int limit = rs.getInt(31);
-                        boolean ordered = rs.getBoolean(32);
+                        int limit = rs.getInt(32);
+                        boolean ordered = rs.getBoolean(33);
                         fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)));
                         continue;
                     }
                     TaskRecord task = Rows.task(rs);
-                    HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(27), task.state(), rs.getString(28),
+                    HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(28), task.state(), rs.getString(29),
                             TriggerSource.SYSTEM, request.owner(), ClaimRule.CLAIM_REASON, task.updatedAt(), null);
-                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(Rows.getInstant(rs, 33))));
+                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(Rows.getInstant(rs, 34))));
                 }
             }
         } catch (StatekitException e) {

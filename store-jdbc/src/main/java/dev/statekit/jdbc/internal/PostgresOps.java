@@ -68,7 +68,13 @@ public final class PostgresOps implements DialectOps {
             new Column("int8", ch -> Rows.epochMicros(ch.entry().at())),
             new Column("int4", ch -> ch.reorders() ? ch.next().priority() : null),    // null keeps the stored place
             new Column("int8", ch -> ch.reorders() ? ch.next().sequence() : null),
-            new Column("bool", ch -> ch.next().uniqueKey() != null));              // false frees the unique key
+            new Column("bool", ch -> ch.next().uniqueKey() != null),               // false frees the unique key
+            new Column("text", ch -> error(ch, TaskError::detail)),
+            new Column("text", ch -> entryError(ch, TaskError::code)),
+            new Column("text", ch -> entryError(ch, TaskError::message)),
+            new Column("bool", ch -> entryError(ch, TaskError::retryable)),
+            new Column("text", ch -> entryError(ch, TaskError::step)),
+            new Column("text", ch -> entryError(ch, TaskError::detail)));
 
     private final Jdbc jdbc;
     private final Sql sql;
@@ -87,6 +93,11 @@ public final class PostgresOps implements DialectOps {
 
     private static <T> @Nullable T error(Change change, Function<TaskError, T> part) {
         TaskError error = change.next().lastError();
+        return error == null ? null : part.apply(error);
+    }
+
+    private static <T> @Nullable T entryError(Change change, Function<TaskError, T> part) {
+        TaskError error = change.entry().error();
         return error == null ? null : part.apply(error);
     }
 

@@ -20,7 +20,7 @@ import java.util.Objects;
  */
 public final class RowWrites {
     private static final int INSERT_CHUNK = 1000;
-    private static final int HISTORY_PARAMETERS = 10;
+    private static final int HISTORY_PARAMETERS = Rows.HISTORY_WIDTH;
 
     private final Sql sql;
 
@@ -62,6 +62,7 @@ public final class RowWrites {
         Rows.setString(ps, i++, error == null ? null : error.message());
         Rows.setBoolean(ps, i++, error == null ? null : error.retryable());
         Rows.setString(ps, i++, error == null ? null : error.step());
+        Rows.setString(ps, i++, error == null ? null : error.detail());
         ps.setString(i++, AttributeCodec.encode(n.attributes()));
         Rows.setString(ps, i++, n.payload());
         Rows.setInstant(ps, i++, n.updatedAt());

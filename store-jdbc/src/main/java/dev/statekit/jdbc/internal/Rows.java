@@ -30,9 +30,14 @@ public final class Rows {
     public static final String TASK_COLUMNS = "id, machine, machine_version, state, queue, priority, sequence, parent_id, "
             + "attempts, retries, lease_owner, lease_token, lease_expires_at, not_before, last_error_code, "
             + "last_error_message, last_error_retryable, last_error_step, attributes, payload, idempotency_key, "
-            + "created_at, updated_at, version, cancel_requested, unique_key";
+            + "created_at, updated_at, version, cancel_requested, unique_key, last_error_detail";
     /** The columns of a history row, in the order {@link #history} reads them. */
-    public static final String HISTORY_COLUMNS = "task_id, version, from_state, to_state, event, source, actor, reason, at, command_key";
+    public static final String HISTORY_COLUMNS = "task_id, version, from_state, to_state, event, source, actor, reason, at, command_key,"
+            + " error_code, error_message, error_retryable, error_step, error_detail";
+    /** The number of columns of {@link #HISTORY_COLUMNS}. */
+    public static final int HISTORY_WIDTH = 15;
+    /** The values of the error columns of a history entry that recorded none, for statements that insert them with others. */
+    public static final String NO_HISTORY_ERROR = "null, null, null, null, null";
     /** The columns of a queue row, in the order {@link #queue} reads them. */
     public static final String QUEUE_COLUMNS = "name, paused, pause_reason, concurrency, skipped_lower, rate_limit, rate_period_ms,"
             + " rate_key_attribute, held_until";
@@ -87,7 +92,8 @@ public final class Rows {
         else ps.setBoolean(i, v);
     }
 
-    private static @Nullable Long getLong(ResultSet rs, int i) throws SQLException {
+    /** Reads a long, or null. */
+    public static @Nullable Long getLong(ResultSet rs, int i) throws SQLException {
         long v = rs.getLong(i);
         return rs.wasNull() ? null : v;
     }
@@ -116,7 +122,8 @@ public final class Rows {
             String errorCode = rs.getString(15);
             TaskError error = null;
             if (errorCode != null) {
-                error = new TaskError(errorCode, nonNull(rs.getString(16), "last_error_message"), rs.getBoolean(17), rs.getString(18));
+                error = new TaskError(errorCode, nonNull(rs.getString(16), "last_error_message"), rs.getBoolean(17), rs.getString(18),
+                        rs.getString(27));
             }
             return new TaskRecord(id, rs.getString(2), rs.getInt(3), rs.getString(4), rs.getString(5), rs.getInt(6),
                     rs.getLong(7), getLong(rs, 8), rs.getInt(9), rs.getInt(10), lease, getInstant(rs, 14), error, attributes,
@@ -134,11 +141,18 @@ public final class Rows {
         try {
             return new HistoryEntry(taskId, rs.getLong(i + 2), rs.getString(i + 3), rs.getString(i + 4), rs.getString(i + 5),
                     TriggerSource.valueOf(rs.getString(i + 6)), rs.getString(i + 7), rs.getString(i + 8),
-                    nonNull(getInstant(rs, i + 9), "at"), rs.getString(i + 10));
+                    nonNull(getInstant(rs, i + 9), "at"), rs.getString(i + 10), historyError(rs, i + 11));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new StatekitException(ErrorCode.STORE_FAILURE, "history of task " + taskId + " cannot be read: "
                     + e.getMessage(), taskId, e);
         }
+    }
+
+    private static @Nullable TaskError historyError(ResultSet rs, int first) throws SQLException {
+        String code = rs.getString(first);
+        if (code == null) return null;
+        return new TaskError(code, nonNull(rs.getString(first + 1), "error_message"), rs.getBoolean(first + 2), rs.getString(first + 3),
+                rs.getString(first + 4));
     }
 
     /** Reads the queue record of the current row ({@link #QUEUE_COLUMNS}). */
@@ -148,7 +162,7 @@ public final class Rows {
         return new QueueRecord(rs.getString(1), rs.getBoolean(2), rs.getString(3), rs.getInt(4), rs.getInt(5), limit, getInstant(rs, 9));
     }
 
-    /** Binds the ten values of a history row ({@link #HISTORY_COLUMNS}) from {@code first} on. */
+    /** Binds the {@value #HISTORY_WIDTH} values of a history row ({@link #HISTORY_COLUMNS}) from {@code first} on. */
     public static void bindHistory(PreparedStatement ps, int first, HistoryEntry e) throws SQLException {
         ps.setLong(first, e.taskId());
         ps.setLong(first + 1, e.version());
@@ -160,6 +174,12 @@ public final class Rows {
         setString(ps, first + 7, e.reason());
         setInstant(ps, first + 8, e.at());
         setString(ps, first + 9, e.commandKey());
+        TaskError error = e.error();
+        setString(ps, first + 10, error == null ? null : error.code());
+        setString(ps, first + 11, error == null ? null : error.message());
+        setBoolean(ps, first + 12, error == null ? null : error.retryable());
+        setString(ps, first + 13, error == null ? null : error.step());
+        setString(ps, first + 14, error == null ? null : error.detail());
     }
 
     private static <T> T nonNull(@Nullable T value, String column) {

@@ -23,9 +23,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Schema {
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
     /** The versions this build ships, in order; the last is {@link #VERSION}. */
-    public static final List<Integer> VERSIONS = List.of(1, 2, 3, 4, 5, 6);
+    public static final List<Integer> VERSIONS = List.of(1, 2, 3, 4, 5, 6, 7);
     /** The placeholder that stands for the table prefix in the resources. */
     public static final String PLACEHOLDER = "${prefix}";
 

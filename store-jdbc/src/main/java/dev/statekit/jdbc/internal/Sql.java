@@ -23,6 +23,8 @@ public final class Sql {
     public final String rateHolds;
     /** The recurring schedules table. */
     public final String schedules;
+    /** The process records table. */
+    public final String processes;
     /** The PostgreSQL notification channel of this prefix. */
     public final String channel;
     /** The SQL of the groups. */
@@ -133,15 +135,17 @@ public final class Sql {
      */
     public final String updateEach;
     /** The number of array parameters of {@link #updateEach}. */
-    public static final int UPDATE_EACH_ARRAYS = 29;
+    public static final int UPDATE_EACH_ARRAYS = 35;
     // id, expected, version, state, queue, attempts, retries, lease owner, token, expiry, not before,
     // error code, message, retryable, step, attributes, payload, updated at; then the history entry's
     // version, from, to, event, source, actor, reason, at; then the priority and sequence, null where
-    // the change keeps the stored ones; whether the task keeps its unique key. Times travel as microseconds since the epoch (fromMicros).
+    // the change keeps the stored ones; whether the task keeps its unique key; the error's detail; the
+    // error the history entry recorded (code, message, retryable, step, detail). Times travel as microseconds since the epoch (fromMicros).
     private static final String UPDATE_EACH_TYPES = "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::int[],"
             + " ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
             + " ?::boolean[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[], ?::bigint[], ?::boolean[]";
+            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[], ?::bigint[], ?::boolean[],"
+            + " ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[]";
 
     /**
      * H2: a condition that always holds but that H2 cannot take for deterministic, which keeps H2
@@ -170,6 +174,7 @@ public final class Sql {
         queues = prefix + "queues";
         rateStarts = prefix + "rate_starts";
         rateHolds = prefix + "rate_holds";
+        processes = prefix + "processes";
         schedules = prefix + "schedules";
         channel = prefix + "wake";
         groups = new GroupSql(dialect, prefix);
@@ -190,11 +195,11 @@ public final class Sql {
         taskByUniqueKey = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and unique_key = ?";
         taskById = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where id = ?";
         checkChange = "select t.version, h.task_id, h.version, h.from_state, h.to_state, h.event, h.source, h.actor, h.reason,"
-                + " h.at, h.command_key from " + tasks + " t left join " + history + " h on h.task_id = t.id and h.command_key = ?"
+                + " h.at, h.command_key, h.error_code, h.error_message, h.error_retryable, h.error_step, h.error_detail from " + tasks + " t left join " + history + " h on h.task_id = t.id and h.command_key = ?"
                 + " where t.id = ?";
         String set = "update " + tasks + " set state = ?, queue = ?, attempts = ?, retries = ?, ";
         String rest = ", not_before = ?, last_error_code = ?, last_error_message = ?, last_error_retryable = ?,"
-                + " last_error_step = ?, attributes = ?, payload = ?, updated_at = ?, version = ?,"
+                + " last_error_step = ?, last_error_detail = ?, attributes = ?, payload = ?, updated_at = ?, version = ?,"
                 + " priority = coalesce(?, priority), sequence = coalesce(?, sequence),"
                 + " unique_key = case when ? then unique_key else null end where id = ? and version = ?";
         updateLeased = set + "lease_owner = case when lease_token = ? then lease_owner else ? end,"
@@ -202,7 +207,7 @@ public final class Sql {
                 + " lease_token = ?" + rest;
         updateFree = set + "lease_owner = null, lease_token = null, lease_expires_at = null" + rest;
         taskExists = "select 1 from " + tasks + " where id = ?";
-        insertHistory = "insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        insertHistory = "insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         historyOf = "select " + Rows.HISTORY_COLUMNS + " from " + history + " where task_id = ? order by version";
         command = "select " + Rows.HISTORY_COLUMNS + " from " + history + " where task_id = ? and command_key = ?";
         queue = "select " + Rows.QUEUE_COLUMNS + " from " + queues + " where name = ?";
@@ -251,7 +256,7 @@ public final class Sql {
                 + " cancel_requested = false from v where t.id = v.id and t.version = v.version"
                 + " returning t.id, t.lease_token, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.version + 1, v.from_state,"
-                + " v.state, v.event, ?, ?, ?, " + fromMicros("v.at") + ", null from v join u on u.id = v.id),"
+                + " v.state, v.event, ?, ?, ?, " + fromMicros("v.at") + ", null, " + Rows.NO_HISTORY_ERROR + " from v join u on u.id = v.id),"
                 + " moved as (select u.id, u.parent_id, u.machine, v.from_state, v.state as to_state from v join u on u.id = v.id), "
                 + groups.marksOf("moved")
                 + " select id, lease_token from u";
@@ -259,7 +264,7 @@ public final class Sql {
         updateEach = "with v (id, expected, version, state, queue, attempts, retries, lease_owner, lease_token,"
                 + " lease_expires_at, not_before, error_code, error_message, error_retryable, error_step, attributes,"
                 + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at, priority, sequence,"
-                + " keeps_unique) as ("
+                + " keeps_unique, error_detail, h_error_code, h_error_message, h_error_retryable, h_error_step, h_error_detail) as ("
                 + " select * from unnest(" + UPDATE_EACH_TYPES + ")),"
                 + " u as (update " + tasks + " t set state = v.state, queue = v.queue, attempts = v.attempts, retries = v.retries,"
                 + " lease_owner = case when v.lease_token is null then null when t.lease_token = v.lease_token"
@@ -268,12 +273,13 @@ public final class Sql {
                 + " then t.lease_expires_at else " + fromMicros("v.lease_expires_at") + " end,"
                 + " lease_token = v.lease_token, not_before = " + fromMicros("v.not_before") + ", last_error_code = v.error_code,"
                 + " last_error_message = v.error_message, last_error_retryable = v.error_retryable,"
-                + " last_error_step = v.error_step, attributes = v.attributes, payload = v.payload, updated_at = " + fromMicros("v.updated_at") + ","
+                + " last_error_step = v.error_step, last_error_detail = v.error_detail, attributes = v.attributes, payload = v.payload, updated_at = " + fromMicros("v.updated_at") + ","
                 + " version = v.version, priority = coalesce(v.priority, t.priority), sequence = coalesce(v.sequence, t.sequence),"
                 + " unique_key = case when v.keeps_unique then t.unique_key else null end"
                 + " from v where t.id = v.id and t.version = v.expected returning t.id, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.h_version, v.from_state,"
-                + " v.to_state, v.event, v.source, v.actor, v.reason, " + fromMicros("v.at") + ", null from v join u on u.id = v.id),"
+                + " v.to_state, v.event, v.source, v.actor, v.reason, " + fromMicros("v.at") + ", null, v.h_error_code, v.h_error_message,"
+                + " v.h_error_retryable, v.h_error_step, v.h_error_detail from v join u on u.id = v.id),"
                 + " moved as (select u.id, u.parent_id, u.machine, v.from_state, v.to_state from v join u on u.id = v.id), "
                 + groups.marksOf("moved")
                 + " select id from u";
@@ -397,10 +403,10 @@ public final class Sql {
      * runnable task of a lower priority is left, and the queue's anti-starvation count is 0.
      *
      * <p>Returns one row per task claimed, or one row with null task columns when none is: the
-     * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 26), its from-state (27), the
-     * event (28), whether a task was runnable (29), the queue's paused flag (30) and concurrency
-     * limit (31), null when the queue has no row or nothing was runnable, whether the order was
-     * the claim order (32), and when the claimed task had become ready (33, the later of its last
+     * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 27), its from-state (28), the
+     * event (29), whether a task was runnable (30), the queue's paused flag (31) and concurrency
+     * limit (32), null when the queue has no row or nothing was runnable, whether the order was
+     * the claim order (33), and when the claimed task had become ready (34, the later of its last
      * change and its not-before time before the claim).
      *
      * <p>Parameters: machine, queue, the states, now (is a task runnable); queue; the rules'
@@ -436,7 +442,7 @@ public final class Sql {
                 + " updated_at = greatest(t.updated_at, ?), version = t.version + 1, cancel_requested = false"
                 + " from k where t.id = k.id and t.version = k.version returning t.*, k.state as from_state, k.event, k.ready_at),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select u.id, u.version, u.from_state,"
-                + " u.state, u.event, ?, ?, ?, u.updated_at, null from u),"
+                + " u.state, u.event, ?, ?, ?, u.updated_at, null, " + Rows.NO_HISTORY_ERROR + " from u),"
                 + " moved as (select id, parent_id, machine, from_state, state as to_state from u), "
                 + groups.marksOf("moved")
                 + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered, u.ready_at"

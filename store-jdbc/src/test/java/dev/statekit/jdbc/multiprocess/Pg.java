@@ -108,7 +108,7 @@ final class Pg {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String table : extraTables) s.execute("drop table if exists " + prefix + table + " cascade");
             for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups",
-                    "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules"}) {
+                    "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes"}) {
                 s.execute("drop table if exists " + prefix + table + " cascade");
             }
             for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {

@@ -15,6 +15,7 @@ import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
+import dev.statekit.store.ProcessRecord;
 import dev.statekit.store.QueueRecord;
 import dev.statekit.store.RateLimit;
 import dev.statekit.store.RenewResult;
@@ -75,6 +76,7 @@ public final class InMemoryStore implements Store {
     private final InMemoryPasses passes = new InMemoryPasses(this, tasks, groups);
     private final InMemoryArchive archive = new InMemoryArchive(this, tasks, groups);
     private final InMemorySchedules schedules;
+    private final InMemoryProcesses processes = new InMemoryProcesses();
     private final int maxPayloadChars;
 
     /** Creates an empty store with the default payload limit. */
@@ -488,5 +490,32 @@ public final class InMemoryStore implements Store {
     @Override
     public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
         return schedules.fire(machines, now, max, firer);
+    }
+
+    // --- processes ----------------------------------------------------------------------------
+
+    @Override
+    public void registerProcess(ProcessRecord process) {
+        processes.register(Objects.requireNonNull(process, "process"));
+    }
+
+    @Override
+    public boolean touchProcess(String owner, Instant at) {
+        return processes.touch(owner, at);
+    }
+
+    @Override
+    public boolean stopProcess(String owner, Instant at) {
+        return processes.stop(owner, at);
+    }
+
+    @Override
+    public List<ProcessRecord> processes() {
+        return processes.all();
+    }
+
+    @Override
+    public int purgeProcesses(Instant seenBefore) {
+        return processes.purge(seenBefore);
     }
 }

@@ -1,11 +1,12 @@
 // The dashboard's shell: the header (system, read-only badge, the actor's name), the routes of
-// the hash (#/, #/tasks?…, #/task/ID, #/machine/NAME, #/bulk?…, #/schedules) and the live updates: the view on screen
+// the hash (#/, #/tasks?…, #/task/ID, #/machine/NAME, #/bulk?…, #/schedules, #/processes) and the live updates: the view on screen
 // reads the JSON API again every POLL_MS.
 
 import { get, actor, setActor, ACTOR_PATTERN } from './api.js';
 import { el, fill } from './dom.js';
 import { overviewView, tasksView, taskView, machineView } from './views.js';
 import { bulkView, schedulesView } from './panels.js';
+import { processesView, withAttempts } from './processes.js';
 
 const POLL_MS = 1500;
 
@@ -70,7 +71,8 @@ function show() {
   else if (path === '/tasks') view = tasksView(app, params);
   else if (path === '/bulk') view = bulkView(app, params);
   else if (path === '/schedules') view = schedulesView(app);
-  else if ((m = /^\/task\/([0-9]{1,18})$/.exec(path))) view = taskView(app, m[1]);
+  else if (path === '/processes') view = processesView();
+  else if ((m = /^\/task\/([0-9]{1,18})$/.exec(path))) view = withAttempts(taskView(app, m[1]), m[1]);
   else if ((m = /^\/machine\/([^/?]+)$/.exec(path))) view = machineView(app, decodeURIComponent(m[1]));
   else view = notFound(path);
   if (current && current.dispose) current.dispose();
