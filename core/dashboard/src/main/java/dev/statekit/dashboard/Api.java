@@ -151,7 +151,7 @@ final class Api {
         get("/api/processes", c -> ok(ProcessRoutes.processes(operations(), dashboard.engine().clock().now())));
         get("/api/tasks/{id}/attempts", c -> {
             long id = c.id("id");
-            task(id);      // 404 for a task that does not exist or of a machine this dashboard does not show
+            task(c, id);      // 404 for a task that does not exist or of a machine this dashboard does not show
             return ok(ProcessRoutes.attempts(operations(), id, dashboard.engine().clock().now()));
         });
         post("/api/schedules/{name}/{action}", this::scheduleControl);

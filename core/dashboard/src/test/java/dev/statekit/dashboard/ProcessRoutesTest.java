@@ -65,7 +65,7 @@ class ProcessRoutesTest {
     Map<String, Object> get(String path) {
         DashboardResponse r = dashboard.handle(DashboardTest.get("/ops/api" + path));
         assertThat(r.status()).as(r.text()).isEqualTo(200);
-        return map(Json.read(r.text()));
+        return map(JsonText.read(r.text()));
     }
 
     @SuppressWarnings("unchecked")
@@ -154,6 +154,6 @@ class ProcessRoutesTest {
         DashboardResponse r = dashboard.handle(DashboardTest.get("/ops/api/tasks/777/attempts"));
         assertThat(r.status()).isEqualTo(404);
         assertThat(r.text()).contains("\"error_code\":\"NOT_FOUND\"");
-        assertThat(map(Json.read(dashboard.handle(DashboardTest.get("/ops/api/processes")).text())).get("processes")).isEqualTo(List.of());
+        assertThat(map(JsonText.read(dashboard.handle(DashboardTest.get("/ops/api/processes")).text())).get("processes")).isEqualTo(List.of());
     }
 }
