@@ -496,4 +496,10 @@ public final class JdbcStore implements Store {
     public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
         return parts.schedules.fire(machines, now, max, firer);
     }
+
+    /** {@inheritDoc} Runs one statement: see {@link Store#activity} for its cost. */
+    @Override
+    public List<dev.statekit.store.ActivityCount> activity(Instant from, Instant to, java.time.Duration bucket) {
+        return parts.activity.activity(from, to, bucket);
+    }
 }

@@ -385,4 +385,10 @@ final class RuntimeModelStore implements Store {
                                                           dev.statekit.store.ScheduleFirer firer) {
         return store.fireSchedules(machines, now, max, firer);
     }
+
+    @Override
+    public java.util.List<dev.statekit.store.ActivityCount> activity(java.time.Instant from, java.time.Instant to,
+                                                                    java.time.Duration bucket) {
+        return store.activity(from, to, bucket);
+    }
 }

@@ -301,4 +301,10 @@ public final class AuditedStore implements Store {
                                                           dev.statekit.store.ScheduleFirer firer) {
         return delegate.fireSchedules(machines, now, max, firer);
     }
+
+    @Override
+    public java.util.List<dev.statekit.store.ActivityCount> activity(java.time.Instant from, java.time.Instant to,
+                                                                    java.time.Duration bucket) {
+        return delegate.activity(from, to, bucket);
+    }
 }

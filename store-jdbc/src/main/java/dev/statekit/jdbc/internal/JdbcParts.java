@@ -29,6 +29,8 @@ public final class JdbcParts {
     public final ArchiveTable archive;
     /** The store's recurring schedules. */
     public final ScheduleTable schedules;
+    /** The store's counts of history by time bucket. */
+    public final ActivityReads activity;
 
     /** Builds the parts over {@code context}. */
     public JdbcParts(JdbcContext context) {
@@ -44,5 +46,6 @@ public final class JdbcParts {
         this.groupReads = new GroupReads(context);
         this.archive = new ArchiveTable(context);
         this.schedules = new ScheduleTable(context, inserts);
+        this.activity = new ActivityReads(context);
     }
 }

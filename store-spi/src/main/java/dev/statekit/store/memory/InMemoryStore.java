@@ -489,4 +489,11 @@ public final class InMemoryStore implements Store {
     public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
         return schedules.fire(machines, now, max, firer);
     }
+
+    // --- activity ---------------------------------------------------------------------------
+
+    @Override
+    public List<dev.statekit.store.ActivityCount> activity(Instant from, Instant to, java.time.Duration bucket) {
+        return tasks.activity(creations.lastId(), from, to, bucket);
+    }
 }
