@@ -95,6 +95,7 @@ public final class Dashboard {
             "views.js", "text/javascript; charset=utf-8",
             "panels.js", "text/javascript; charset=utf-8",
             "diagram.js", "text/javascript; charset=utf-8",
+            "charts.js", "text/javascript; charset=utf-8",
             "app.css", "text/css; charset=utf-8",
             "icon.svg", "image/svg+xml");
     static final String JSON = "application/json; charset=utf-8";
