@@ -525,4 +525,10 @@ public final class JdbcStore implements Store {
     public int purgeProcesses(Instant seenBefore) {
         return parts.processes.purge(seenBefore);
     }
+
+    /** {@inheritDoc} Runs one statement: see {@link Store#activity} for its cost. */
+    @Override
+    public List<dev.statekit.store.ActivityCount> activity(Instant from, Instant to, java.time.Duration bucket) {
+        return parts.activity.activity(from, to, bucket);
+    }
 }

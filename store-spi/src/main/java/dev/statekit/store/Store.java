@@ -465,4 +465,30 @@ public interface Store {
      * @return how many records were deleted
      */
     int purgeProcesses(Instant seenBefore);
+
+    // --- activity ---------------------------------------------------------------------------
+
+    /**
+     * Counts the history entries stamped at or after {@code from} and before {@code to}, of the
+     * tasks in the hot table, by the task's machine and queue, the entry's bucket
+     * ({@link ActivityCount#bucketOf}), event name and target state: what every process sharing the
+     * store did in that time, not only this one. The store counts names; what they mean is the
+     * machine's to say. Entries of tasks moved to the archive, or deleted, are not counted.
+     * Ordered by {@link ActivityCount#ORDER}.
+     *
+     * <p>Cost: the answer holds at most one count per (machine, queue, bucket, event, target state).
+     * Only tasks changed at or after {@code from} can hold such entries (a task's last change is
+     * its latest entry), so a store reads the history of those tasks only: a JDBC store runs one
+     * statement that passes over the tasks table, as {@link #stateCounts} does, and reads the
+     * history of the tasks changed since {@code from} through its primary key. Meant for a
+     * dashboard every few seconds over a recent window (an hour), not for every claim.
+     *
+     * @param from   the first instant counted
+     * @param to     the instant after the last one counted
+     * @param bucket the length of a bucket, a positive whole number of milliseconds
+     * @return one count per (machine, queue, bucket, event, target state) with at least one entry
+     * @throws IllegalArgumentException if {@code to} is before {@code from} or {@code bucket} is not
+     *         a positive whole number of milliseconds
+     */
+    List<ActivityCount> activity(Instant from, Instant to, java.time.Duration bucket);
 }

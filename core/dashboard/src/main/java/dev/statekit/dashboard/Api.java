@@ -154,6 +154,7 @@ final class Api {
             task(c, id);      // 404 for a task that does not exist or of a machine this dashboard does not show
             return ok(ProcessRoutes.attempts(operations(), id, dashboard.engine().clock().now()));
         });
+        get("/api/activity", c -> ok(activity(c)));
         post("/api/schedules/{name}/{action}", this::scheduleControl);
     }
 
@@ -299,6 +300,43 @@ final class Api {
         body.put("queues", queues);
         body.put("waitingFrom", waiting == null ? "claim-states" : "runtime");
         return body;
+    }
+
+    /**
+     * Returns per queue of the dashboard's machines, per minute of the last {@code minutes} (60 by
+     * default), the attempts started, succeeded, failed and retried, from the store's history
+     * ({@link TaskOperations#activity}): every process's work.
+     */
+    private Map<String, Object> activity(Call c) {
+        java.time.Duration window = java.time.Duration.ofMinutes(c.queryLong("minutes", 60, 1, 1440));
+        java.time.Duration bucket = java.time.Duration.ofMinutes(1);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("now", dashboard.engine().clock().now().toString());
+        body.put("window", window.toString());
+        body.put("bucket", bucket.toString());
+        body.put("series", List.of("started", "succeeded", "failed", "retried"));
+        List<Object> queues = new ArrayList<>();
+        for (dev.statekit.core.ops.QueueActivity q : operations().activity(machines().values(), window, bucket)) {
+            Map<String, Object> queue = new LinkedHashMap<>();
+            queue.put("queue", q.queue());
+            queue.put("total", point(q.total(), false));
+            List<Object> points = new ArrayList<>();
+            for (dev.statekit.core.ops.QueueActivity.Point p : q.points()) points.add(point(p, true));
+            queue.put("points", points);
+            queues.add(queue);
+        }
+        body.put("queues", queues);
+        return body;
+    }
+
+    private static Map<String, Object> point(dev.statekit.core.ops.QueueActivity.Point p, boolean at) {
+        Map<String, Object> point = new LinkedHashMap<>();
+        if (at) point.put("at", p.at().toString());
+        point.put("started", p.started());
+        point.put("succeeded", p.succeeded());
+        point.put("failed", p.failed());
+        point.put("retried", p.retried());
+        return point;
     }
 
     /**

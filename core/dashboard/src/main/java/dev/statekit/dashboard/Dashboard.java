@@ -101,6 +101,7 @@ public final class Dashboard {
             "panels.js", "text/javascript; charset=utf-8",
             "processes.js", "text/javascript; charset=utf-8",
             "diagram.js", "text/javascript; charset=utf-8",
+            "charts.js", "text/javascript; charset=utf-8",
             "app.css", "text/css; charset=utf-8",
             "icon.svg", "image/svg+xml");
     static final String JSON = "application/json; charset=utf-8";

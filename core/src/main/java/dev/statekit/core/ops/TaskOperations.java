@@ -539,4 +539,52 @@ public final class TaskOperations {
         Recurrence recurrence = ScheduleRecords.recurrence(r);
         return new ScheduleView(r, recurrence, recurrence.schedule().nextOccurrences(r.nextDue().minusNanos(1), NEXT_OCCURRENCES));
     }
+
+    // --- activity -------------------------------------------------------------------------------
+
+    /** The longest window {@link #activity} counts over. */
+    public static final java.time.Duration MAX_ACTIVITY_WINDOW = java.time.Duration.ofDays(1);
+    /** The most buckets {@link #activity} returns per queue. */
+    public static final int MAX_ACTIVITY_BUCKETS = 1440;
+
+    /**
+     * Returns what each queue did over the last {@code window}, bucket by bucket, counted from the
+     * store's history ({@link Store#activity}, its cost included): the work of every process that
+     * shares the store, not only of this one's runtime. Each history entry of a task of one of
+     * {@code machines} counts by its event, as the machine's run policy (and its stages) names it:
+     * <em>started</em> for the start event of a claim, <em>succeeded</em> for the success event,
+     * <em>failed</em> for the fatal event (a failure that ends the run, a retryable one beyond the
+     * retry policy included) or the give-up after an interruption, <em>retried</em> for the
+     * retryable event, a retry in place ({@code RETRY}) or the requeue after an interruption. Other
+     * entries count as nothing. Work of tasks archived or deleted since is not counted.
+     *
+     * <p>The buckets start at multiples of {@code bucket} since the epoch: the first holds
+     * {@code now - window}, the last holds now (so it is still filling).
+     *
+     * @param machines the machines whose events are counted
+     * @param window   how far back to count, at most {@link #MAX_ACTIVITY_WINDOW}
+     * @param bucket   the length of a bucket, a positive whole number of milliseconds; at most
+     *                 {@link #MAX_ACTIVITY_BUCKETS} buckets fit in the window
+     * @return per queue with anything counted, by queue name, one point per bucket, oldest first
+     * @throws IllegalArgumentException if the window is not positive or too long, or the bucket
+     *         is not positive, not whole milliseconds, or too short for the window
+     */
+    public List<QueueActivity> activity(java.util.Collection<? extends Machine<?, ?>> machines,
+                                        java.time.Duration window, java.time.Duration bucket) {
+        Objects.requireNonNull(machines, "machines");
+        if (window.isNegative() || window.isZero() || window.compareTo(MAX_ACTIVITY_WINDOW) > 0) {
+            throw new IllegalArgumentException("window must be positive and at most " + MAX_ACTIVITY_WINDOW + ", was " + window);
+        }
+        long ms = dev.statekit.store.ActivityCount.bucketMillis(bucket);
+        if (window.toMillis() / ms > MAX_ACTIVITY_BUCKETS) {
+            throw new IllegalArgumentException("a window of " + window + " holds more than " + MAX_ACTIVITY_BUCKETS
+                    + " buckets of " + bucket);
+        }
+        java.time.Instant now = engine.clock().now();
+        java.time.Instant from = now.minus(window);
+        java.time.Instant to = now.plusNanos(1000);       // now included, at the stores' microsecond precision
+        List<dev.statekit.store.ActivityCount> counts = store.activity(from, to, bucket);
+        return new ActivityKinds(machines).series(counts, dev.statekit.store.ActivityCount.bucketOf(from, bucket),
+                dev.statekit.store.ActivityCount.bucketOf(now, bucket), bucket);
+    }
 }

@@ -410,4 +410,10 @@ final class RuntimeModelStore implements Store {
     public int purgeProcesses(java.time.Instant seenBefore) {
         return store.purgeProcesses(seenBefore);
     }
+
+    @Override
+    public java.util.List<dev.statekit.store.ActivityCount> activity(java.time.Instant from, java.time.Instant to,
+                                                                    java.time.Duration bucket) {
+        return store.activity(from, to, bucket);
+    }
 }

@@ -254,6 +254,15 @@ public abstract class StoreContract extends ContractFixtures {
         }
     }
 
+    /** Activity: history entries counted by machine, queue, time bucket, event and target state within a window. */
+    @Nested
+    public class Activity extends ActivityContract {
+        /** Runs the part on this contract's store. */
+        public Activity() {
+            super(StoreContract.this);
+        }
+    }
+
     /** Retention: finished trees moved to the archive with their history, deleted, and purged from the archive. */
     @Nested
     public class Archive extends ArchiveContract {

@@ -326,4 +326,10 @@ public final class AuditedStore implements Store {
     public int purgeProcesses(java.time.Instant seenBefore) {
         return delegate.purgeProcesses(seenBefore);
     }
+
+    @Override
+    public java.util.List<dev.statekit.store.ActivityCount> activity(java.time.Instant from, java.time.Instant to,
+                                                                    java.time.Duration bucket) {
+        return delegate.activity(from, to, bucket);
+    }
 }

@@ -31,6 +31,8 @@ public final class JdbcParts {
     public final ScheduleTable schedules;
     /** The records of the processes that serve the store. */
     public final ProcessTable processes;
+    /** The store's counts of history by time bucket. */
+    public final ActivityReads activity;
 
     /** Builds the parts over {@code context}. */
     public JdbcParts(JdbcContext context) {
@@ -47,5 +49,6 @@ public final class JdbcParts {
         this.archive = new ArchiveTable(context);
         this.schedules = new ScheduleTable(context, inserts);
         this.processes = new ProcessTable(context);
+        this.activity = new ActivityReads(context);
     }
 }

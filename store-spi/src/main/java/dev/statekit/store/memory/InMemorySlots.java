@@ -128,4 +128,29 @@ final class InMemorySlots {
         List<TaskRecord> page = matching.subList(0, query.limit());
         return new Page<>(page, page.get(page.size() - 1).id());
     }
+
+    /** Counts the history entries of tasks of ids 1 to {@code last} as {@link dev.statekit.store.Store#activity} describes. */
+    List<dev.statekit.store.ActivityCount> activity(long last, Instant from, Instant to, java.time.Duration bucket) {
+        dev.statekit.store.ActivityCount.requireWindow(from, to, bucket);
+        java.util.Map<List<Object>, long[]> counts = new HashMap<>();
+        for (long id = 1; id <= last; id++) {
+            Slot slot = get(id);
+            if (slot == null) continue;
+            synchronized (slot) {
+                TaskRecord t = slot.task;
+                if (t.updatedAt().isBefore(from)) continue;      // its entries are all older
+                for (HistoryEntry e : slot.history) {
+                    if (e.at().isBefore(from) || !e.at().isBefore(to)) continue;
+                    List<Object> key = List.of(t.machine(), t.queue(), e.event(), e.to(),
+                            dev.statekit.store.ActivityCount.bucketOf(e.at(), bucket));
+                    counts.computeIfAbsent(key, k -> new long[1])[0]++;
+                }
+            }
+        }
+        List<dev.statekit.store.ActivityCount> result = new ArrayList<>(counts.size());
+        counts.forEach((k, c) -> result.add(new dev.statekit.store.ActivityCount((String) k.get(0), (String) k.get(1),
+                (String) k.get(2), (String) k.get(3), (Instant) k.get(4), c[0])));
+        result.sort(dev.statekit.store.ActivityCount.ORDER);
+        return result;
+    }
 }

@@ -518,4 +518,11 @@ public final class InMemoryStore implements Store {
     public int purgeProcesses(Instant seenBefore) {
         return processes.purge(seenBefore);
     }
+
+    // --- activity ---------------------------------------------------------------------------
+
+    @Override
+    public List<dev.statekit.store.ActivityCount> activity(Instant from, Instant to, java.time.Duration bucket) {
+        return tasks.activity(creations.lastId(), from, to, bucket);
+    }
 }

@@ -5,6 +5,7 @@
 import { get, post } from './api.js';
 import { el, fill, link, when, since, refreshAgo } from './dom.js';
 import { drawDiagram } from './diagram.js';
+import { activityChart, SERIES } from './charts.js';
 
 /** Returns a refresh that reads with fetch and shows with render, showing only the newest read. */
 export function sequenced(fetch, render) {
@@ -91,6 +92,7 @@ export function overviewView(app) {
   const queueMessage = el('p', { class: 'message', id: 'queue-message', role: 'status' });
   const waitingFrom = el('dd', { id: 'waiting-from' });
   const machineBox = el('div', { class: 'machines' });
+  const activityBox = el('div', { class: 'charts', id: 'activity-charts' });
   const rows = new Map();
   const node = el('div', {},
     el('h1', { text: 'Overview' }),
@@ -101,6 +103,12 @@ export function overviewView(app) {
       el('dl', { class: 'captions', id: 'queue-captions' }, QUEUE_FIGURES.map(([name, what]) => [el('dt', { text: name }), el('dd', { text: what })]),
         el('dt', { text: 'Counted by' }), waitingFrom),
       queueMessage),
+    el('section', { class: 'panel', id: 'activity' },
+      el('h2', { text: 'Activity, last hour' }),
+      activityBox,
+      el('dl', { class: 'captions', id: 'activity-captions' },
+        el('dt', { text: 'Counted from' }), el('dd', { text: 'the store\'s history: the work of every process sharing the store, per minute, read every ' + ACTIVITY_MS / 1000 + ' seconds (tasks archived or deleted since are not counted)' }),
+        SERIES.map(([, name, what]) => [el('dt', { text: name }), el('dd', { text: what })]))),
     el('h2', { text: 'Machines' }),
     machineBox);
 
@@ -188,9 +196,28 @@ export function overviewView(app) {
     refreshAgo(node);
   }
   const drawMachines = keyed(machineBox, (machines) => machines.map(machineCard));
+  const drawActivity = keyed(activityBox, (a) => (a.queues.length === 0
+    ? el('p', { class: 'muted', text: 'No work started, succeeded, failed or retried in the last hour.' })
+    : a.queues.map((q) => activityChart(q, a.minutes))));
+  const overview = sequenced(() => get('/overview'), render);
+  const activity = sequenced(() => get('/activity'), (a) => drawActivity({ minutes: 60, queues: a.queues }));
+  let activityRead = 0;
 
-  return { node, refresh: sequenced(() => get('/overview'), render) };
+  return { node, refresh: () => {
+    const reads = [overview()];
+    if (Date.now() - activityRead >= ACTIVITY_MS) {
+      activityRead = Date.now();
+      reads.push(activity().catch((error) => {
+        activityRead = 0;
+        throw error;
+      }));
+    }
+    return Promise.all(reads);
+  } };
 }
+
+/** How often the overview reads the activity again: it counts the store's history, a costlier read than the counts. */
+const ACTIVITY_MS = 10000;
 
 function queueStateText(q) {
   if (!q.paused) return 'running';

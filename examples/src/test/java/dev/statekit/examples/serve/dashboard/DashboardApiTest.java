@@ -85,7 +85,7 @@ class DashboardApiTest {
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.text()).contains("<script type=\"module\" src=\"/ui/assets/app.js\"></script>")
                 .doesNotContain("style=").doesNotContain("http://").doesNotContain("https://");
-        for (String file : List.of("app.js", "api.js", "dom.js", "views.js", "panels.js", "diagram.js", "app.css", "icon.svg")) {
+        for (String file : List.of("app.js", "api.js", "dom.js", "views.js", "panels.js", "diagram.js", "charts.js", "app.css", "icon.svg")) {
             ApiClient.Response asset = api.get("/ui/assets/" + file);
             assertThat(asset.status()).as(file).isEqualTo(200);
             assertThat(asset.text()).as(file).isEqualTo(resource(file))

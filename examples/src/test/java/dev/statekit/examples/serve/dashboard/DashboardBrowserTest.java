@@ -3,6 +3,7 @@ package dev.statekit.examples.serve.dashboard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.ServeCommand;
 import java.io.IOException;
@@ -276,6 +277,46 @@ class DashboardBrowserTest {
         awaitText(By.id("progress-percent"), "100 %");
         assertThat(driver.findElement(By.id("progress-summary")).getText()).contains("4 of 4 ended: 4 succeeded, 0 failed");
         screenshot("parent");
+    }
+
+    /** The activity of dash-items over the last hour, summed, as the API counts it now. */
+    private static JsonNode activityTotal() {
+        for (JsonNode q : api.get("/ui/api/activity").json().path("queues")) {
+            if (q.path("queue").asText().equals("dash-items")) return q.path("total");
+        }
+        throw new AssertionError("no activity of dash-items");
+    }
+
+    @Test
+    void theOverviewChartsEachQueuesWorkOfTheLastHourFromTheHistory() throws IOException {
+        factory.control.failing.add("chart-fails");
+        long ok = service.addItem(Map.of("name", "chart-succeeds"));
+        long failed = service.addItem(Map.of("name", "chart-fails"));
+        awaitState(ok, "DONE");
+        awaitState(failed, "FAILED");
+        JsonNode total = activityTotal();
+        assertThat(total.path("started").asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(total.path("succeeded").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(total.path("failed").asLong()).isGreaterThanOrEqualTo(1);
+
+        open(running.base(), "#/");
+        await(By.cssSelector("figure.chart[data-queue='dash-items']"));
+        for (String series : List.of("started", "succeeded", "failed", "retried")) {
+            By legend = By.cssSelector("figure.chart[data-queue='dash-items'] .chart-legend li[data-series='" + series + "']");
+            // the page reads the activity every 10 s: it shows what the API counts now
+            waiting().until(d -> d.findElement(legend).getAttribute("data-total").equals(activityTotal().path(series).asText()));
+            WebElement item = driver.findElement(legend);
+            assertThat(item.getText()).as("the legend says what it counts and how many")
+                    .isEqualTo(Character.toUpperCase(series.charAt(0)) + series.substring(1) + " " + item.getAttribute("data-total"));
+            assertThat(item.getAttribute("title")).isNotBlank();
+            assertThat(driver.findElements(By.cssSelector("figure.chart[data-queue='dash-items'] polyline[data-series='" + series + "']")))
+                    .as("a line of the " + series + " series").hasSize(1);
+        }
+        assertThat(Long.parseLong(driver.findElement(By.cssSelector(
+                "figure.chart[data-queue='dash-items'] .chart-legend li[data-series='succeeded']")).getAttribute("data-total")))
+                .isGreaterThanOrEqualTo(1);
+        assertThat(driver.findElement(By.id("activity-captions")).getText()).contains("Started", "Succeeded", "Failed", "Retried",
+                "every process sharing the store");
     }
 
     @Test
