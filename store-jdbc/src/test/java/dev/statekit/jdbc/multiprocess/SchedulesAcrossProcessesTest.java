@@ -70,7 +70,8 @@ class SchedulesAcrossProcessesTest {
             nodes[0] = launcher.launch("a", settings);
             nodes[1] = launcher.launch("b", settings);
             for (NodeProcess n : nodes) launcher.awaitLine(n, "CONNECTED", START);
-            Instant anchor = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(3);
+            // far enough ahead for two JVMs to start their runtimes on a busy machine (each took 3 s under a full test run)
+            Instant anchor = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(12);
             for (NodeProcess n : nodes) Launcher.send(n, anchor.toString());
             for (NodeProcess n : nodes) launcher.awaitLine(n, "READY", START);
             assertThat(Instant.now()).as("both runtimes started before the anchor" + launcher.tails()).isBefore(anchor);
