@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
  * A recurring schedule run by two processes on one PostgreSQL database: two JVMs
  * ({@link ScheduleNode}, started through {@link Launcher}) each run a statekit runtime on the same
  * tables, declare the same schedule, every {@value #EVERY_MILLIS} ms, and serve its machine. The
- * test chooses the schedule's anchor once both processes are connected (one to two seconds ahead
- * of the next whole second plus one) and sends it to both. Each process records in a table of the
+ * test chooses the schedule's anchor once both processes are connected (twelve seconds ahead, room for
+ * both to start their runtimes on a busy machine) and sends it to both. Each process records in a table of the
  * test every task its own engine announced as created (only the tasks its own schedule passes made).
  *
  * <p>Once the occurrences of the first three seconds have fallen due, the test checks from the
