@@ -317,6 +317,7 @@ class DashboardBrowserTest {
                 .isGreaterThanOrEqualTo(1);
         assertThat(driver.findElement(By.id("activity-captions")).getText()).contains("Started", "Succeeded", "Failed", "Retried",
                 "every process sharing the store");
+        screenshot("activity");
     }
 
     @Test

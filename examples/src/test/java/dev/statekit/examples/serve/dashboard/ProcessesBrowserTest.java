@@ -70,7 +70,7 @@ class ProcessesBrowserTest {
     }
 
     @Test
-    void theProcessesScreenListsTheServicesRuntimeAlive() {
+    void theProcessesScreenListsTheServicesRuntimeAlive() throws IOException {
         browser.open(running.base(), "#/processes");
         WebElement row = browser.await(By.cssSelector("table.processes tr[data-owner='" + OWNER + "']"));
         browser.waiting().until(d -> row.getAttribute("data-state").equals("alive"));
@@ -83,6 +83,7 @@ class ProcessesBrowserTest {
         assertThat(browser.driver.findElement(By.id("process-counts")).getText()).contains("1 alive");
         assertThat(operations.processes()).extracting(p -> p.process().owner()).contains(OWNER);
         assertThat(browser.driver.findElement(By.cssSelector("[data-nav='processes']")).getAttribute("class")).contains("active");
+        browser.screenshot("processes");
     }
 
     @Test
@@ -115,5 +116,6 @@ class ProcessesBrowserTest {
         String detail = attempts.get(0).error().detail();
         assertThat(trace.getText()).startsWith(detail.lines().findFirst().orElseThrow()).contains("at dev.statekit.");
         assertThat(browser.driver.findElements(By.cssSelector("#attempts tr[data-attempt]"))).hasSize(1);
+        browser.screenshot("attempts");
     }
 }
