@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.UnexpectedAlertBehaviour;
@@ -184,8 +185,9 @@ class DashboardBrowserTest {
         screenshot("overview-paused");
 
         WebElement limit = driver.findElement(By.cssSelector("tr[data-queue='dash-items'] .limit-input"));
-        limit.clear();
-        limit.sendKeys("2");
+        // select what the field holds and type over it, as a person does: a clear() leaves the field
+        // neither focused nor edited, and the page's next refresh may write the current limit back first
+        limit.sendKeys(Keys.chord(Keys.CONTROL, "a"), "2");
         driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='concurrency']")).click();
         waiting().until(attributeIs(row, "data-concurrency", "2"));
         awaitText(By.cssSelector("tr[data-queue='dash-items'] .queue-limit"), "2");
@@ -198,8 +200,7 @@ class DashboardBrowserTest {
         awaitText(By.cssSelector("tr[data-queue='dash-items'] .queue-state"), "paused: stop after current");
         driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='resume']")).click();
         waiting().until(attributeIs(row, "data-state", "running"));
-        limit.clear();
-        limit.sendKeys("0");
+        limit.sendKeys(Keys.chord(Keys.CONTROL, "a"), "0");
         driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='concurrency']")).click();
         waiting().until(attributeIs(row, "data-concurrency", "0"));
         assertThat(service.engine().store().queue(DashboardTestService.QUEUE).paused()).isFalse();
