@@ -139,11 +139,12 @@ public final class JdbcStoreBuilder {
                 } else {
                     log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
                 }
+                doing = "checking the schema version";
+                String mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix));
                 // Tables already at this version are left alone: applying the schema again changes nothing
                 // but takes locks that processes already working on the tables may deadlock with.
-                if (createSchemaIfMissing && Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix)) == null) {
-                    log.info("statekit schema version {} found on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
-                } else if (createSchemaIfMissing) {
+                if (createSchemaIfMissing && mismatch != null) {
+                    doing = "creating the schema";
                     boolean autoCommit = c.getAutoCommit();
                     if (!autoCommit) c.setAutoCommit(true);
                     try {
@@ -152,9 +153,11 @@ public final class JdbcStoreBuilder {
                         if (!autoCommit) c.setAutoCommit(false);
                     }
                     log.info("statekit schema version {} applied on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
+                    doing = "checking the schema version";
+                    mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix));
+                } else if (createSchemaIfMissing) {
+                    log.info("statekit schema version {} found on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
                 }
-                doing = "checking the schema version";
-                String mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix));
                 if (mismatch != null) throw new StatekitException(ErrorCode.STORE_FAILURE, mismatch);
             } catch (SQLException e) {
                 throw SqlErrors.translate(e, doing, null);

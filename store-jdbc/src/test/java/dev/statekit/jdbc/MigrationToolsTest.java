@@ -200,10 +200,7 @@ class MigrationToolsTest {
         runtime.start();
         try {
             assertThat(ran.await(60, TimeUnit.SECONDS)).as("the task ran").isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (engine.find(Jobs.SIMPLE, id).orElseThrow().state() != Jobs.State.DONE && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            engine.awaitTerminal(Jobs.SIMPLE, id, Duration.ofSeconds(60)).get(70, TimeUnit.SECONDS);
         } finally {
             runtime.stop(Duration.ofSeconds(10)).get(60, TimeUnit.SECONDS);
         }
