@@ -123,6 +123,11 @@ public final class GroupSql {
      * with columns {@code id, parent_id, machine, from_state, to_state}, one row per task written;
      * rows whose state did not change mark nothing. The marks are those {@link #markChange} writes
      * for one task, written for the whole batch by the statement that writes the tasks.
+     *
+     * <p>The lookups by each task's own id (its dependents, its own group) run only when a
+     * dependency edge, or a group, exists at all: each is one probe of an index per task written,
+     * a sixth of the statement's work when the tables are empty. Whether they exist is read with
+     * the statement's snapshot, the one its lookups would read with.
      */
     public String marksOf(String moved) {
         String x = "mx";
@@ -131,9 +136,9 @@ public final class GroupSql {
                 + " mi as (insert into " + marks + " (owner_id, owner_machine, member_machine, from_state, to_state)"
                 + select + " join " + groups + " g on g.owner_id = " + x + ".parent_id and g.kind = 'CHILDREN'"
                 + " union all" + select + " join " + dependencies + " d on d.member_id = " + x + ".id join " + groups
-                + " g on g.owner_id = d.owner_id"
+                + " g on g.owner_id = d.owner_id where exists (select 1 from " + dependencies + ")"
                 + " union all select g.owner_id, g.owner_machine, null, null, null from " + x + " join " + groups
-                + " g on g.owner_id = " + x + ".id)";
+                + " g on g.owner_id = " + x + ".id where exists (select 1 from " + groups + "))";
     }
 
     /**

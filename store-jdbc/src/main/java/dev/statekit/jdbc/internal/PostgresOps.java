@@ -10,17 +10,18 @@ import dev.statekit.store.Lease;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -114,12 +115,27 @@ public final class PostgresOps implements DialectOps {
         return new PgListener(jdbc.dataSource(), sql.channel, wake);
     }
 
-    /** One statement: each row still at its expected version takes its change and its history entry. */
+    /**
+     * One statement: each row still at its expected version takes its change and its history entry.
+     * A column with one value for the whole batch travels as that value ({@link Sql#updateEach(long)}).
+     */
     @Override
     public Set<Long> writeEach(Connection c, List<Change> sorted) throws SQLException {
+        Object[][] values = new Object[EACH_COLUMNS.size()][];
+        long single = 0;
+        for (int i = 0; i < values.length; i++) {
+            values[i] = values(EACH_COLUMNS.get(i), sorted);
+            if (allEqual(values[i])) single |= 1L << i;
+        }
         Set<Long> updated = new HashSet<>(2 * sorted.size());
-        try (PreparedStatement ps = c.prepareStatement(sql.updateEach)) {
-            for (int i = 0; i < EACH_COLUMNS.size(); i++) ps.setArray(i + 1, array(c, EACH_COLUMNS.get(i), sorted));
+        try (PreparedStatement ps = c.prepareStatement(sql.updateEach(single))) {
+            int p = 1;
+            for (int i = 0; i < values.length; i++) {
+                if ((single & 1L << i) != 0) bindOne(ps, p++, EACH_COLUMNS.get(i).type(), values[i][0]);
+            }
+            for (int i = 0; i < values.length; i++) {
+                if ((single & 1L << i) == 0) ps.setArray(p++, c.createArrayOf(EACH_COLUMNS.get(i).type(), values[i]));
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) updated.add(rs.getLong(1));
             }
@@ -127,7 +143,7 @@ public final class PostgresOps implements DialectOps {
         return updated;
     }
 
-    private static Array array(Connection c, Column column, List<Change> changes) throws SQLException {
+    private static Object[] values(Column column, List<Change> changes) {
         Object[] values = switch (column.type()) {
             case "int8" -> new Long[changes.size()];
             case "int4" -> new Integer[changes.size()];
@@ -135,7 +151,23 @@ public final class PostgresOps implements DialectOps {
             default -> new String[changes.size()];
         };
         for (int i = 0; i < values.length; i++) values[i] = column.value().apply(changes.get(i));
-        return c.createArrayOf(column.type(), values);
+        return values;
+    }
+
+    private static boolean allEqual(Object[] values) {
+        for (int i = 1; i < values.length; i++) if (!Objects.equals(values[0], values[i])) return false;
+        return true;
+    }
+
+    private static void bindOne(PreparedStatement ps, int index, String type, @Nullable Object value) throws SQLException {
+        int sqlType = switch (type) {
+            case "int8" -> Types.BIGINT;
+            case "int4" -> Types.INTEGER;
+            case "bool" -> Types.BOOLEAN;
+            default -> Types.VARCHAR;
+        };
+        if (value == null) ps.setNull(index, sqlType);
+        else ps.setObject(index, value, sqlType);
     }
 
     /**

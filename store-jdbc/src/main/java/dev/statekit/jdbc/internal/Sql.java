@@ -2,6 +2,7 @@ package dev.statekit.jdbc.internal;
 
 import dev.statekit.jdbc.Dialect;
 import dev.statekit.store.TaskQuery;
+import java.util.List;
 
 /**
  * The SQL text of one store: table names come only from the validated prefix, every value is a
@@ -129,23 +130,27 @@ public final class Sql {
     public final String claimTasks;
     /**
      * PostgreSQL: applies changes without command keys in one statement, each on its own: a row
-     * at another version is left alone, and the groups the updated tasks count in are marked. Returns
-     * the id of each task updated. Parameters: the
-     * {@link #UPDATE_EACH_ARRAYS} arrays, one element per change, in that order.
+     * at another version is left alone, and the groups the updated tasks count in are marked.
+     * Returns the id of each task updated. See {@link #updateEach(long)}.
      */
-    public final String updateEach;
-    /** The number of array parameters of {@link #updateEach}. */
+    private final String updateEachTail;
+    /** The texts of {@link #updateEach(long)}, by the columns that travel as one value. */
+    private final java.util.Map<Long, String> eachTexts = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The number of columns of {@link #updateEach(long)}. */
     public static final int UPDATE_EACH_ARRAYS = 35;
     // id, expected, version, state, queue, attempts, retries, lease owner, token, expiry, not before,
     // error code, message, retryable, step, attributes, payload, updated at; then the history entry's
     // version, from, to, event, source, actor, reason, at; then the priority and sequence, null where
     // the change keeps the stored ones; whether the task keeps its unique key; the error's detail; the
     // error the history entry recorded (code, message, retryable, step, detail). Times travel as microseconds since the epoch (fromMicros).
-    private static final String UPDATE_EACH_TYPES = "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::int[],"
-            + " ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
-            + " ?::boolean[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::text[],"
-            + " ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[], ?::bigint[], ?::boolean[],"
-            + " ?::text[], ?::text[], ?::text[], ?::boolean[], ?::text[], ?::text[]";
+    private static final List<String> EACH_NAMES = List.of("id", "expected", "version", "state", "queue", "attempts", "retries",
+            "lease_owner", "lease_token", "lease_expires_at", "not_before", "error_code", "error_message", "error_retryable",
+            "error_step", "attributes", "payload", "updated_at", "h_version", "from_state", "to_state", "event", "source", "actor",
+            "reason", "at", "priority", "sequence", "keeps_unique", "error_detail", "h_error_code", "h_error_message",
+            "h_error_retryable", "h_error_step", "h_error_detail");
+    private static final List<String> EACH_TYPES = List.of("bigint", "bigint", "bigint", "text", "text", "int", "int", "text",
+            "bigint", "bigint", "bigint", "text", "text", "boolean", "text", "text", "text", "bigint", "bigint", "text", "text",
+            "text", "text", "text", "text", "bigint", "int", "bigint", "boolean", "text", "text", "text", "boolean", "text", "text");
 
     /**
      * H2: a condition that always holds but that H2 cannot take for deterministic, which keeps H2
@@ -247,26 +252,24 @@ public final class Sql {
         deleteHistory = "delete from " + history + " where task_id = ?";
         notify = "select pg_notify(?, ?)";
         // Fencing tokens are drawn in claim order (the arrays' order): a volatile output is computed after the sort.
+        // The claimed rows are found through the primary key by the array of ids (see updateEach).
         claimTasks = "with v (id, version, from_state, state, event, attributes, at, ord, token) as (select x.*,"
                 + " nextval('" + prefix + "fencing_seq') from unnest(?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[],"
                 + " ?::text[], ?::bigint[]) with ordinality as x order by x.ordinality),"
                 + " u as (update " + tasks + " t set state = v.state, attributes = coalesce(v.attributes, t.attributes),"
                 + " lease_owner = ?, lease_token = v.token, lease_expires_at = ?,"
                 + " attempts = t.attempts + 1, not_before = null, updated_at = " + fromMicros("v.at") + ", version = t.version + 1,"
-                + " cancel_requested = false from v where t.id = v.id and t.version = v.version"
+                + " cancel_requested = false from v where t.id = v.id and t.version = v.version and t.id = any(array(select id from v))"
                 + " returning t.id, t.lease_token, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.version + 1, v.from_state,"
                 + " v.state, v.event, ?, ?, ?, " + fromMicros("v.at") + ", null, " + Rows.NO_HISTORY_ERROR + " from v join u on u.id = v.id),"
                 + " moved as (select u.id, u.parent_id, u.machine, v.from_state, v.state as to_state from v join u on u.id = v.id), "
                 + groups.marksOf("moved")
                 + " select id, lease_token from u";
+        // The rows are found through the primary key by the array of ids: joined to the unnested arrays
+        // alone, a generic plan may read the whole table with a hash join, at every batch.
         // A lease kept with its fencing token keeps its stored owner and expiry: only renew moves them.
-        updateEach = "with v (id, expected, version, state, queue, attempts, retries, lease_owner, lease_token,"
-                + " lease_expires_at, not_before, error_code, error_message, error_retryable, error_step, attributes,"
-                + " payload, updated_at, h_version, from_state, to_state, event, source, actor, reason, at, priority, sequence,"
-                + " keeps_unique, error_detail, h_error_code, h_error_message, h_error_retryable, h_error_step, h_error_detail) as ("
-                + " select * from unnest(" + UPDATE_EACH_TYPES + ")),"
-                + " u as (update " + tasks + " t set state = v.state, queue = v.queue, attempts = v.attempts, retries = v.retries,"
+        updateEachTail = " u as (update " + tasks + " t set state = v.state, queue = v.queue, attempts = v.attempts, retries = v.retries,"
                 + " lease_owner = case when v.lease_token is null then null when t.lease_token = v.lease_token"
                 + " then t.lease_owner else v.lease_owner end,"
                 + " lease_expires_at = case when v.lease_token is null then null when t.lease_token = v.lease_token"
@@ -276,7 +279,8 @@ public final class Sql {
                 + " last_error_step = v.error_step, last_error_detail = v.error_detail, attributes = v.attributes, payload = v.payload, updated_at = " + fromMicros("v.updated_at") + ","
                 + " version = v.version, priority = coalesce(v.priority, t.priority), sequence = coalesce(v.sequence, t.sequence),"
                 + " unique_key = case when v.keeps_unique then t.unique_key else null end"
-                + " from v where t.id = v.id and t.version = v.expected returning t.id, t.parent_id, t.machine),"
+                + " from v where t.id = v.id and t.version = v.expected and t.id = any(array(select id from v))"
+                + " returning t.id, t.parent_id, t.machine),"
                 + " h as (insert into " + history + " (" + Rows.HISTORY_COLUMNS + ") select v.id, v.h_version, v.from_state,"
                 + " v.to_state, v.event, v.source, v.actor, v.reason, " + fromMicros("v.at") + ", null, v.h_error_code, v.h_error_message,"
                 + " v.h_error_retryable, v.h_error_step, v.h_error_detail from v join u on u.id = v.id),"
@@ -293,6 +297,37 @@ public final class Sql {
     static String fromMicros(String micros) {
         return "(timestamptz 'epoch' + (" + micros + " / 1000000) * interval '1 second' + (" + micros
                 + " % 1000000) * interval '1 microsecond')";
+    }
+
+    /**
+     * PostgreSQL: the text of {@link #updateEachTail} for a batch whose columns {@code single} names
+     * (bit {@code i} for column {@code i} of {@link #UPDATE_EACH_ARRAYS}) hold one value for every
+     * change: those travel as one parameter each, the others as an array with one element per
+     * change. PostgreSQL reads each element of an array parameter, and most columns of a batch
+     * (its errors, its lease when it ends one, its history entry's source and events) hold one value:
+     * a batch of results sends a fifth of the elements it would send as arrays only. Parameters: the
+     * single values in column order, then the arrays in column order. Built once per set of columns.
+     */
+    public String updateEach(long single) {
+        return eachTexts.computeIfAbsent(single, k -> {
+            StringBuilder select = new StringBuilder();
+            StringBuilder arrays = new StringBuilder();
+            StringBuilder names = new StringBuilder();
+            for (int i = 0; i < UPDATE_EACH_ARRAYS; i++) {
+                String name = EACH_NAMES.get(i);
+                String type = EACH_TYPES.get(i);
+                select.append(i == 0 ? "" : ", ");
+                if ((single & 1L << i) != 0) {
+                    select.append("?::").append(type).append(" as ").append(name);
+                } else {
+                    select.append("x.").append(name);
+                    arrays.append(arrays.length() == 0 ? "" : ", ").append("?::").append(type).append("[]");
+                    names.append(names.length() == 0 ? "" : ", ").append(name);
+                }
+            }
+            String from = arrays.length() == 0 ? "" : " from unnest(" + arrays + ") as x (" + names + ")";
+            return "with v as (select " + select + from + ")," + updateEachTail;
+        });
     }
 
     /** Returns {@code (?, ?, ...)} with {@code n} parameters. */
