@@ -3,6 +3,7 @@ package dev.statekit.jdbc.internal;
 import dev.statekit.store.Change;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
+import dev.statekit.store.NewTask;
 import dev.statekit.store.TaskRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -24,6 +25,15 @@ public interface DialectOps {
 
     /** Starts calling {@code wake} when another process may have made work runnable; see {@code Store.watch}. */
     AutoCloseable watch(Runnable wake);
+
+    /**
+     * Inserts tasks without idempotency keys, unique keys or dependencies, as one statement, in the
+     * order given: their ids and FIFO sequences ascend along the list.
+     *
+     * @param attributes the encoded attributes of each task, in the order of {@code specs}
+     * @return the id and sequence of each row, in any order
+     */
+    List<InsertedRow> insertRows(Connection c, List<NewTask> specs, List<String> attributes) throws SQLException;
 
     /**
      * Writes changes without command keys, each on its own: a change whose task is still at its

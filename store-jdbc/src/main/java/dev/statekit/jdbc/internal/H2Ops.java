@@ -6,6 +6,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
+import dev.statekit.store.NewTask;
 import dev.statekit.store.TaskRecord;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -45,6 +46,15 @@ public final class H2Ops implements DialectOps {
     @Override
     public AutoCloseable watch(Runnable wake) {
         return () -> { };
+    }
+
+    /** One statement of rows of values. */
+    @Override
+    public List<InsertedRow> insertRows(Connection c, List<NewTask> specs, List<String> attributes) throws SQLException {
+        return Jdbc.query(c, sql.insertTasks(specs.size()), ps -> {
+            int p = 1;
+            for (int i = 0; i < specs.size(); i++) p = TaskInserts.bindInsert(ps, p, specs.get(i), attributes.get(i), null);
+        }, rs -> new InsertedRow(rs.getLong(1), rs.getLong(2)));
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.statekit.store.ClaimRule;
 import dev.statekit.store.Claimed;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
+import dev.statekit.store.NewTask;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.store.TriggerSource;
@@ -141,6 +142,42 @@ public final class PostgresOps implements DialectOps {
             }
         }
         return updated;
+    }
+
+    /** One statement: the rows unnested from arrays, a column with one value for all of them as that value. */
+    @Override
+    public List<InsertedRow> insertRows(Connection c, List<NewTask> specs, List<String> attributes) throws SQLException {
+        int n = specs.size();
+        Object[][] values = {new String[n], new Integer[n], new String[n], new String[n], new Integer[n], new Long[n], new Long[n],
+            new String[n], new String[n], new Long[n], new String[n]};
+        String[] types = {"text", "int4", "text", "text", "int4", "int8", "int8", "text", "text", "int8", "text"};
+        for (int i = 0; i < n; i++) {
+            NewTask t = specs.get(i);
+            values[0][i] = t.machine();
+            values[1][i] = t.machineVersion();
+            values[2][i] = t.state();
+            values[3][i] = t.queue();
+            values[4][i] = t.priority();
+            values[5][i] = t.parentId();
+            values[6][i] = Rows.epochMicros(t.notBefore());
+            values[7][i] = attributes.get(i);
+            values[8][i] = t.payload();
+            values[9][i] = Rows.epochMicros(t.createdAt());
+            values[10][i] = t.uniqueKey();
+        }
+        long single = 0;
+        for (int k = 0; k < values.length; k++) if (allEqual(values[k])) single |= 1L << k;
+        List<InsertedRow> rows = new ArrayList<>(n);
+        try (PreparedStatement ps = c.prepareStatement(sql.insertRows(single))) {
+            int p = 1;
+            for (int k = 0; k < values.length; k++) if ((single & 1L << k) != 0) bindOne(ps, p++, types[k], values[k][0]);
+            for (int k = 0; k < values.length; k++) if ((single & 1L << k) == 0) ps.setArray(p++, c.createArrayOf(types[k], values[k]));
+            if (single == (1L << values.length) - 1) ps.setInt(p, n);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) rows.add(new InsertedRow(rs.getLong(1), rs.getLong(2)));
+            }
+        }
+        return rows;
     }
 
     private static Object[] values(Column column, List<Change> changes) {

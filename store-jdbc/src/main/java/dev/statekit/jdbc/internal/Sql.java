@@ -136,6 +136,15 @@ public final class Sql {
     private final String updateEachTail;
     /** The texts of {@link #updateEach(long)}, by the columns that travel as one value. */
     private final java.util.Map<Long, String> eachTexts = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The texts of {@link #insertRows(long)}, by the columns that travel as one value. */
+    private final java.util.Map<Long, String> insertTexts = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The columns of {@link #insertRows(long)}, in the order of their parameters. */
+    public static final List<String> INSERT_ROW_NAMES = List.of("machine", "machine_version", "state", "queue", "priority",
+            "parent_id", "not_before", "attributes", "payload", "created_at", "unique_key");
+    private static final List<String> INSERT_ROW_TYPES = List.of("text", "int", "text", "text", "int", "bigint", "bigint", "text",
+            "text", "bigint", "text");
+    /** The next FIFO sequence. */
+    private final String fifo;
     /** The number of columns of {@link #updateEach(long)}. */
     public static final int UPDATE_EACH_ARRAYS = 35;
     // id, expected, version, state, queue, attempts, retries, lease owner, token, expiry, not before,
@@ -187,7 +196,7 @@ public final class Sql {
         fencing = prefix + "fencing_seq";
         tasksByLease = tasks + (pg ? "" : " use index (" + prefix + "tasks_lease_idx)");
         tasksByDue = tasks + (pg ? "" : " use index (" + prefix + "tasks_due_idx)");
-        String fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
+        fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
                 + " cancel_requested, unique_key) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false, ?)";
@@ -309,25 +318,48 @@ public final class Sql {
      * single values in column order, then the arrays in column order. Built once per set of columns.
      */
     public String updateEach(long single) {
-        return eachTexts.computeIfAbsent(single, k -> {
-            StringBuilder select = new StringBuilder();
-            StringBuilder arrays = new StringBuilder();
-            StringBuilder names = new StringBuilder();
-            for (int i = 0; i < UPDATE_EACH_ARRAYS; i++) {
-                String name = EACH_NAMES.get(i);
-                String type = EACH_TYPES.get(i);
-                select.append(i == 0 ? "" : ", ");
-                if ((single & 1L << i) != 0) {
-                    select.append("?::").append(type).append(" as ").append(name);
-                } else {
-                    select.append("x.").append(name);
-                    arrays.append(arrays.length() == 0 ? "" : ", ").append("?::").append(type).append("[]");
-                    names.append(names.length() == 0 ? "" : ", ").append(name);
-                }
+        return eachTexts.computeIfAbsent(single, k -> "with v as (" + batchRows(EACH_NAMES, EACH_TYPES, single, false) + ")," + updateEachTail);
+    }
+
+    /**
+     * PostgreSQL: inserts tasks without idempotency keys, in the order of their rows, returning
+     * (id, sequence) of each; the columns {@code single} names (bits as {@link #updateEach(long)},
+     * over {@link #INSERT_ROW_NAMES}) travel as one value, the others as arrays, times as
+     * microseconds since the epoch. Parameters: the single values, then the arrays, or the number
+     * of rows when every column is single.
+     */
+    public String insertRows(long single) {
+        return insertTexts.computeIfAbsent(single, k -> insertMany + " select v.machine, v.machine_version, v.state, v.queue,"
+                + " v.priority, " + fifo + ", v.parent_id, 0, 0, " + fromMicros("v.not_before") + ", v.attributes, v.payload, null, "
+                + fromMicros("v.created_at") + ", " + fromMicros("v.created_at") + ", 0, false, v.unique_key from ("
+                + batchRows(INSERT_ROW_NAMES, INSERT_ROW_TYPES, single, true) + ") v returning id, sequence");
+    }
+
+    /**
+     * A query of one row per element of the batch, its columns {@code names} of {@code types}: a
+     * column whose bit is set in {@code single} is one parameter, the others are arrays unnested
+     * side by side; {@code ordered} keeps the rows in the order of the arrays. With every column
+     * single, the number of rows is a parameter (or one row, unordered).
+     */
+    private static String batchRows(List<String> names, List<String> types, long single, boolean ordered) {
+        StringBuilder select = new StringBuilder();
+        StringBuilder arrays = new StringBuilder();
+        StringBuilder unnested = new StringBuilder();
+        for (int i = 0; i < names.size(); i++) {
+            select.append(i == 0 ? "" : ", ");
+            if ((single & 1L << i) != 0) {
+                select.append("?::").append(types.get(i)).append(" as ").append(names.get(i));
+            } else {
+                select.append("x.").append(names.get(i));
+                arrays.append(arrays.length() == 0 ? "" : ", ").append("?::").append(types.get(i)).append("[]");
+                unnested.append(unnested.length() == 0 ? "" : ", ").append(names.get(i));
             }
-            String from = arrays.length() == 0 ? "" : " from unnest(" + arrays + ") as x (" + names + ")";
-            return "with v as (select " + select + from + ")," + updateEachTail;
-        });
+        }
+        if (arrays.length() > 0) {
+            return "select " + select + " from unnest(" + arrays + ")" + (ordered ? " with ordinality" : "") + " as x (" + unnested
+                    + (ordered ? ", ord) order by x.ord" : ")");
+        }
+        return "select " + select + (ordered ? " from generate_series(1, ?::int) as x (ord) order by x.ord" : "");
     }
 
     /** Returns {@code (?, ?, ...)} with {@code n} parameters. */

@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -25,9 +26,6 @@ import java.util.Optional;
 public final class TaskInserts {
     private static final int CREATE_ATTEMPTS = 5;
     private static final int INSERT_CHUNK = 1000;
-
-    /** The id and FIFO sequence the database gave a new row. */
-    private record Inserted(long id, long sequence) {}
 
     private final Jdbc jdbc;
     private final Sql sql;
@@ -147,14 +145,11 @@ public final class TaskInserts {
     /** Inserts tasks without idempotency keys with one statement; ids and sequences follow the order given. */
     private void insertRows(Connection c, List<NewTask> specs, String[] attributes, int offset, List<CreateResult> results)
             throws SQLException {
-        List<Inserted> keys = Jdbc.query(c, sql.insertTasks(specs.size()), ps -> {
-            int p = 1;
-            for (int i = 0; i < specs.size(); i++) p = bindInsert(ps, p, specs.get(i), attributes[offset + i], null);
-        }, rs -> new Inserted(rs.getLong(1), rs.getLong(2)));
+        List<InsertedRow> keys = ops.insertRows(c, specs, Arrays.asList(attributes).subList(offset, offset + specs.size()));
         if (keys.size() != specs.size()) throw new IllegalStateException(keys.size() + " rows inserted for " + specs.size() + " tasks");
         // Rows are numbered in the order of the values: ids and sequences both ascend along the list.
-        List<Inserted> sorted = new ArrayList<>(keys);
-        sorted.sort(Comparator.comparingLong(Inserted::id));
+        List<InsertedRow> sorted = new ArrayList<>(keys);
+        sorted.sort(Comparator.comparingLong(InsertedRow::id));
         for (int i = 0; i < specs.size(); i++) {
             results.add(new CreateResult(firstRecord(specs.get(i), sorted.get(i)), true));
         }
@@ -162,7 +157,7 @@ public final class TaskInserts {
     }
 
     /** Binds the thirteen parameters of one row of {@link Sql#insertTask} from {@code p} on; returns the next index. */
-    private static int bindInsert(PreparedStatement ps, int p, NewTask spec, String attributes, @org.jspecify.annotations.Nullable String key)
+    static int bindInsert(PreparedStatement ps, int p, NewTask spec, String attributes, @org.jspecify.annotations.Nullable String key)
             throws SQLException {
         ps.setString(p, spec.machine());
         ps.setInt(p + 1, spec.machineVersion());
@@ -181,7 +176,7 @@ public final class TaskInserts {
     }
 
     /** The first snapshot of a new task as the database keeps it: its times cut to the microsecond. */
-    private static TaskRecord firstRecord(NewTask spec, Inserted row) {
+    private static TaskRecord firstRecord(NewTask spec, InsertedRow row) {
         NewTask stored = new NewTask(spec.machine(), spec.machineVersion(), spec.state(), spec.queue(), spec.priority(),
                 spec.parentId(), spec.attributes(), spec.payload(), spec.idempotencyKey(), Rows.micros(spec.notBefore()),
                 Objects.requireNonNull(Rows.micros(spec.createdAt())), spec.dependsOn(), spec.uniqueKey(), spec.uniqueStates());
@@ -204,11 +199,11 @@ public final class TaskInserts {
     private Optional<CreateResult> insert(Connection c, NewTask spec, String attributes) throws SQLException {
         String key = spec.idempotencyKey();
         String unique = spec.uniqueKey();
-        Inserted row = null;
+        InsertedRow row = null;
         try {
             // PostgreSQL returns no row when a key is taken.
             row = Jdbc.queryOne(c, sql.insertTask, ps -> bindInsert(ps, 1, spec, attributes, key),
-                    rs -> new Inserted(rs.getLong(1), rs.getLong(2)));
+                    rs -> new InsertedRow(rs.getLong(1), rs.getLong(2)));
         } catch (SQLException e) {
             // H2 waits for a concurrent creator of the same key, then reports the duplicate.
             if ((key == null && unique == null) || !SqlErrors.uniqueViolation(e)) throw e;

@@ -319,13 +319,24 @@ public final class JdbcBenchmark {
             }
         }
         String loadBefore = load();
-        double full = run(db, tasks, processes, bestWorkers, bestBatch);
+        statsOfRun = db.postgres();
+        double full;
+        try {
+            full = run(db, tasks, processes, bestWorkers, bestBatch);
+        } finally {
+            statsOfRun = false;
+        }
         String line = String.format(Locale.ROOT, "%s, %s: end to end %,.0f tasks/s (%,d no-op tasks; best setting: %d workers per"
                 + " process, batch size %d) — goal >= %,.0f: %s; %s; load average %s -> %s", db.name(), who, full, tasks, bestWorkers,
                 bestBatch, GOAL_RUN, full >= GOAL_RUN ? "met" : "short", lastCpu.perTask(tasks, CORES), loadBefore, load());
         System.out.println("  " + line);
+        for (String l : runStats) System.out.println("    " + l);
         summary.add(line);
     }
+
+    /** Whether the next {@link #run} reports what PostgreSQL spent on it ({@link PgStats}), into {@link #runStats}. */
+    private boolean statsOfRun;
+    private List<String> runStats = List.of();
 
     /** One end-to-end run; returns tasks per second from the queue's resumption until every result is written. */
     double run(Db template, int n, int processes, int workers, int batch) throws Exception {
@@ -336,6 +347,7 @@ public final class JdbcBenchmark {
         try {
             JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
             store.pauseQueue(Bench.QUEUE, "loading");
+            PgStats statsBefore = statsOfRun ? PgStats.settled(pool, prefix) : null;
             Instant now = Instant.now();
             for (int done = 0; done < n; done += 1000) store.createAll(newTasks(Math.min(1000, n - done), now));
             // Fresh statistics, as autovacuum would have them within a minute: planned on the empty table's,
@@ -377,6 +389,7 @@ public final class JdbcBenchmark {
             if (done != n || history != 2L * n) {
                 throw new IllegalStateException(done + " tasks done and " + history + " history entries, expected " + n + " and " + 2 * n);
             }
+            if (statsBefore != null) runStats = PgStats.settled(pool, prefix).report(statsBefore, n, prefix);
             return n * 1e9 / (t1 - t0);
         } finally {
             if (secondPool != null) secondPool.close();
