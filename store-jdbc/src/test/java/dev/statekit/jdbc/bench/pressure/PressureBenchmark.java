@@ -119,6 +119,7 @@ public final class PressureBenchmark {
         o.put("idle-connections", "300");
         o.put("drain-seconds", "120");
         o.put("keep-tables", "false");
+        o.put("print-classpath", "false");
         String build = System.getProperty("statekit.buildDir");
         o.put("out", (build != null ? Paths.get(build) : Paths.get("build")).resolve("pressure").toString());
         o.put("pg-url", setting("statekit.pressure.url", "jdbc:postgresql://127.0.0.1:5432/bench"));
@@ -157,7 +158,12 @@ public final class PressureBenchmark {
     public static void main(String[] args) throws Exception {
         System.setProperty("java.awt.headless", "true");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        new PressureBenchmark(parse(args)).runAll();
+        Map<String, String> options = parse(args);
+        if (Boolean.parseBoolean(options.get("print-classpath"))) {
+            OUT.println(System.getProperty("java.class.path"));      // the class path of the harness adapter too
+            return;
+        }
+        new PressureBenchmark(options).runAll();
     }
 
     private double number(String key) {
