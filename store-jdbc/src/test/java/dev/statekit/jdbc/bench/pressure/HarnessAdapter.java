@@ -334,7 +334,7 @@ public final class HarnessAdapter {
 
         void run() throws Exception {
             JdbcStore store = Pressure.store(pool, s.prefix(), true);
-            String version = String.valueOf(HarnessAdapter.class.getPackage().getImplementationVersion());
+            String version = java.util.Objects.requireNonNullElse(JdbcStore.class.getPackage().getImplementationVersion(), "unreleased");
             out.println(descriptor(s, version, Instant.now()));
             served = new Pressure.Served(store, "statekit-harness-" + s.instanceId() + "-" + ProcessHandle.current().pid(), s.workers(),
                     s.claimBatch(), Duration.ofSeconds(30), latencies::record, s.workMillis());
