@@ -131,6 +131,13 @@ final class Plot {
                 drawing = true;
             }
             g.draw(path);
+            for (int j = 0; j < seconds.length && j < s.values().length; j++) {      // a value between gaps is a dot
+                if (!finite(s.values()[j]) || j > 0 && finite(s.values()[j - 1])
+                        || j + 1 < s.values().length && j + 1 < seconds.length && finite(s.values()[j + 1])) continue;
+                double x = LEFT + w * seconds[j] / tMax;
+                double y = y0 + h - h * Math.min(s.values()[j], vMax) / vMax;
+                g.fillOval((int) x - 3, (int) y - 3, 6, 6);
+            }
             g.setStroke(new BasicStroke(1f));
             int tw = fm.stringWidth(s.name());
             legendX -= tw + 26;
@@ -138,6 +145,10 @@ final class Plot {
             g.setColor(Color.BLACK);
             g.drawString(s.name(), legendX + 18, y0 + 14);
         }
+    }
+
+    private static boolean finite(double v) {
+        return !Double.isNaN(v) && !Double.isInfinite(v);
     }
 
     /** The smallest of 1, 2, 2.5 or 5 times a power of ten at least {@code v}. */
