@@ -26,15 +26,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** What the benchmark and its second process share: the machine, the queue, the stores and runtimes. */
-final class Bench {
-    enum State { QUEUED, RUNNING, DONE, FAILED }
+/**
+ * What the benchmarks and their second processes share: the machine, the queue, the stores and
+ * runtimes.
+ */
+public final class Bench {
+    /** The states of the no-op machine. */
+    public enum State { QUEUED, RUNNING, DONE, FAILED }
 
-    enum Event { START, COMPLETE, FAIL, RELEASE }
+    /** The events of the no-op machine. */
+    public enum Event { START, COMPLETE, FAIL, RELEASE }
 
-    static final String QUEUE = "noop";
+    /** The queue of the no-op tasks. */
+    public static final String QUEUE = "noop";
 
-    static final Machine<State, Event> NOOP = Machine.builder("bench-noop", State.class, Event.class)
+    /**
+     * The no-op machine: claimed from QUEUED into RUNNING, completed into DONE, and put back into
+     * QUEUED when its lease is lost.
+     */
+    public static final Machine<State, Event> NOOP = Machine.builder("bench-noop", State.class, Event.class)
             .initial(State.QUEUED)
             .terminal(State.DONE)
             .transition(State.QUEUED, Event.START, State.RUNNING, SYSTEM)

@@ -320,6 +320,7 @@ public final class JdbcBenchmark {
         }
         String loadBefore = load();
         statsOfRun = db.postgres();
+        runStats = List.of();
         double full;
         try {
             full = run(db, tasks, processes, bestWorkers, bestBatch);

@@ -1,8 +1,7 @@
 package dev.statekit.jdbc.bench.pressure;
 
-import static dev.statekit.store.TriggerSource.SYSTEM;
+import dev.statekit.jdbc.bench.Bench;
 
-import dev.statekit.core.Machine;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.runtime.QueueOptions;
 import dev.statekit.core.runtime.TaskRuntime;
@@ -28,29 +27,6 @@ import org.jspecify.annotations.Nullable;
 
 /** What the pressure benchmark, its second process and the harness adapter share: the machine, pools, stores and runtimes. */
 final class Pressure {
-    enum State { QUEUED, RUNNING, DONE, FAILED }
-
-    enum Event { START, COMPLETE, FAIL, RELEASE }
-
-    /** The queue every task goes to. */
-    static final String QUEUE = "noop";
-
-    /**
-     * The JDBC benchmark's no-op machine ({@code Bench.NOOP}, declared again here because that class
-     * is private to its package): claimed from QUEUED into RUNNING, completed into DONE, and put
-     * back into QUEUED when its lease is lost.
-     */
-    static final Machine<State, Event> NOOP = Machine.builder("bench-noop", State.class, Event.class)
-            .initial(State.QUEUED)
-            .terminal(State.DONE)
-            .transition(State.QUEUED, Event.START, State.RUNNING, SYSTEM)
-            .transition(State.RUNNING, Event.COMPLETE, State.DONE, SYSTEM)
-            .transition(State.RUNNING, Event.FAIL, State.FAILED, SYSTEM)
-            .transition(State.RUNNING, Event.RELEASE, State.QUEUED, SYSTEM)
-            .transition(State.FAILED, Event.RELEASE, State.QUEUED, SYSTEM)
-            .run(r -> r.claim(State.QUEUED, Event.START).success(Event.COMPLETE).fatal(Event.FAIL).release(Event.RELEASE))
-            .build();
-
     /** The application name of the connections statekit uses (the ones the terminate scenario ends). */
     static final String APPLICATION = "statekit-pressure";
     /** The application name of the benchmark's own connections: sampling, faults, checks. */
@@ -80,7 +56,7 @@ final class Pressure {
     static List<NewTask> newTasks(int n, Instant now, @Nullable String payload) {
         List<NewTask> tasks = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            tasks.add(new NewTask(NOOP.name(), NOOP.version(), NOOP.initial().name(), QUEUE, 0, null, Attributes.EMPTY, payload,
+            tasks.add(new NewTask(Bench.NOOP.name(), Bench.NOOP.version(), Bench.NOOP.initial().name(), Bench.QUEUE, 0, null, Attributes.EMPTY, payload,
                     null, null, now));
         }
         return tasks;
@@ -105,7 +81,7 @@ final class Pressure {
         }
     }
 
-    /** A runtime serving {@link #QUEUE} on threads of its own; closing it stops it and waits for its threads. */
+    /** A runtime serving {@link Bench#QUEUE} on threads of its own; closing it stops it and waits for its threads. */
     static final class Served {
         final TaskRuntime runtime;
         final TransitionEngine engine;
@@ -126,7 +102,7 @@ final class Pressure {
             });
             runtime = TaskRuntime.builder(engine).owner(owner).workers(workers).batchSize(batch).leaseDuration(lease)
                     .pollInterval(Duration.ofSeconds(1)).executor(threads)
-                    .register(NOOP, QUEUE, ctx -> {
+                    .register(Bench.NOOP, Bench.QUEUE, ctx -> {
                         latencies.accept(micros(Instant.now()) - micros(ctx.task().record().createdAt()));
                         if (workMillis > 0) {
                             try {

@@ -1,5 +1,7 @@
 package dev.statekit.jdbc.bench.pressure;
 
+import dev.statekit.jdbc.bench.Bench;
+
 import dev.statekit.jdbc.TestPool;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -44,14 +46,14 @@ final class Tables {
 
     /** Tasks not done: queued ones (read through the claim index) and leased ones (through the lease index). */
     long notDone() throws SQLException {
-        return count("select (select count(*) from " + prefix + "tasks where machine = '" + Pressure.NOOP.name()
+        return count("select (select count(*) from " + prefix + "tasks where machine = '" + Bench.NOOP.name()
                 + "' and state = 'QUEUED' and lease_token is null) + (select count(*) from " + prefix
                 + "tasks where lease_token is not null)");
     }
 
     /** Queued tasks nobody holds. */
     long queued() throws SQLException {
-        return count("select count(*) from " + prefix + "tasks where machine = '" + Pressure.NOOP.name()
+        return count("select count(*) from " + prefix + "tasks where machine = '" + Bench.NOOP.name()
                 + "' and state = 'QUEUED' and lease_token is null");
     }
 
