@@ -11,7 +11,9 @@ import dev.statekit.core.internal.Kernel;
 
 import dev.statekit.core.spi.RuntimeEvent;
 import dev.statekit.core.spi.WorkResult;
+import dev.statekit.store.ErrorCode;
 import dev.statekit.store.RateLimit;
+import dev.statekit.store.StatekitException;
 import dev.statekit.store.Store;
 import dev.statekit.store.TaskError;
 import dev.statekit.store.TaskRecord;
@@ -24,6 +26,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongPredicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -108,7 +111,21 @@ final class ResultWriter {
         }
     }
 
-    /** Writes {@code done}; a store failure is logged, and the tasks' leases are left to recovery. */
+    /**
+     * How many times a write of results is tried when the store answers that it is unavailable
+     * ({@link ErrorCode#STORE_UNAVAILABLE}: a lost connection, a server restarting): the tasks ran,
+     * and writing their results again at once, on another connection, spares running them again once
+     * their leases expire. The tries follow each other without waiting; a store down for longer
+     * leaves the leases to recovery.
+     */
+    static final int WRITE_ATTEMPTS = 3;
+
+    /**
+     * Writes {@code done}; a store that answers unavailable is asked again (up to
+     * {@link #WRITE_ATTEMPTS} times in all), and a failure left is logged, the tasks' leases left to
+     * recovery. Writing a result again is safe: a result the store applied before its answer was lost
+     * is turned down the second time because the lease it was written under is gone.
+     */
     <S extends Enum<S>, E extends Enum<E>> void write(List<Ending<S, E>> done) {
         try {
             List<Kernel.Fire<?, ?>> requests = new ArrayList<>(done.size());
@@ -118,14 +135,14 @@ final class ResultWriter {
                 Run<S, E> run = d.run();
                 holdIfRateLimited(d);
                 if (c.requeueTo() != null) {            // the runtime's own move, without a row: one write of its own
-                    after(d, apply(kernel, run.reg.machine, run.id(), c, 0));
+                    after(d, retried(() -> apply(kernel, run.reg.machine, run.id(), c, 0)));
                 } else {
                     requests.add(new Kernel.Fire<>(run.reg.machine, run.id(), Objects.requireNonNull(c.event()),
                             c.command(), c.adjust(0), run.task.record()));
                     fired.add(d);
                 }
             }
-            List<Outcome<?>> outcomes = requests.isEmpty() ? List.of() : kernel.fireEach(requests);
+            List<Outcome<?>> outcomes = requests.isEmpty() ? List.of() : retried(() -> kernel.fireEach(requests));
             for (int i = 0; i < fired.size(); i++) {
                 @SuppressWarnings("unchecked")
                 Outcome<S> o = (Outcome<S>) outcomes.get(i);
@@ -133,6 +150,18 @@ final class ResultWriter {
             }
         } catch (RuntimeException e) {
             log.warn("runtime {}: could not record the results of {} task(s); their leases will be recovered", owner, done.size(), e);
+        }
+    }
+
+    /** Returns what {@code write} returns, asking again while the store answers unavailable, up to {@link #WRITE_ATTEMPTS} times. */
+    private <T> T retried(Supplier<T> write) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return write.get();
+            } catch (StatekitException e) {
+                if (e.code() != ErrorCode.STORE_UNAVAILABLE || attempt >= WRITE_ATTEMPTS) throw e;
+                log.debug("runtime {}: writing results failed ({}); writing them again", owner, e.getMessage());
+            }
         }
     }
 

@@ -17,6 +17,8 @@ import dev.statekit.store.Attributes;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.store.Lease;
 import dev.statekit.store.TaskError;
+import dev.statekit.store.StatekitException;
+import dev.statekit.store.ErrorCode;
 import dev.statekit.store.TaskRecord;
 import dev.statekit.test.fixtures.Jobs;
 import java.time.Duration;
@@ -169,6 +171,75 @@ class ResultWriterTest {
         for (long id : List.of(ok, broken, busy, sleepy)) {
             assertThat(parts.task(id).lease()).isNull();
             assertThat(parts.last(id).actor()).isEqualTo("r");
+        }
+    }
+
+    /** Two tasks, claimed together by a runtime of batch size 2: their results go to the store as one batch ({@code applyEach}). */
+    List<Long> twoClaimed() {
+        return List.of(parts.enqueue(Jobs.MACHINE, "q"), parts.enqueue(Jobs.MACHINE, "q"));
+    }
+
+    @Test
+    void resultsTheStoreCouldNotTakeForAMomentAreWrittenAgainAtOnce() {
+        parts.batchSize = 2;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        List<Long> ids = twoClaimed();
+        parts.spy.clear();
+        parts.spy.failNext("applyEach", new StatekitException(ErrorCode.STORE_UNAVAILABLE, "connection lost"));
+        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        assertThat(parts.spy.calls("applyEach")).hasSize(2);
+        for (long id : ids) {
+            assertThat(parts.task(id).state()).isEqualTo("DONE");
+            assertThat(parts.task(id).lease()).isNull();
+            assertThat(parts.events(id)).containsExactly("START", "COMPLETE");
+        }
+    }
+
+    @Test
+    void aStoreThatStaysUnavailableLeavesTheLeasesToRecoveryAfterThreeTries() {
+        parts.batchSize = 2;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        List<Long> ids = twoClaimed();
+        parts.spy.clear();
+        parts.spy.failWhen("applyEach", args -> true, new StatekitException(ErrorCode.STORE_UNAVAILABLE, "server restarting"));
+        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        assertThat(parts.spy.calls("applyEach")).hasSize(ResultWriter.WRITE_ATTEMPTS);
+        for (long id : ids) {
+            assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+            assertThat(parts.task(id).lease().owner()).isEqualTo("r");
+        }
+    }
+
+    @Test
+    void aStoreFailureThatIsNotAMomentsUnavailabilityIsNotWrittenAgain() {
+        parts.batchSize = 2;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        List<Long> ids = twoClaimed();
+        parts.spy.clear();
+        parts.spy.failNext("applyEach", new StatekitException(ErrorCode.STORE_FAILURE, "disk full"));
+        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        assertThat(parts.spy.calls("applyEach")).hasSize(1);
+        for (long id : ids) assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+    }
+
+    @Test
+    void aResultAppliedBeforeItsAnswerWasLostIsTurnedDownWhenWrittenAgain() {
+        parts.batchSize = 2;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        List<Long> ids = twoClaimed();
+        parts.spy.clear();
+        parts.spy.afterNext("applyEach", () -> {
+            throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "the answer was lost");
+        });
+        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        assertThat(parts.spy.calls("applyEach")).hasSize(2);
+        for (long id : ids) {
+            assertThat(parts.task(id).state()).isEqualTo("DONE");
+            assertThat(parts.events(id)).containsExactly("START", "COMPLETE");
         }
     }
 
