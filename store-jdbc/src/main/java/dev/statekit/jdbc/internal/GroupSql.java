@@ -146,11 +146,16 @@ public final class GroupSql {
      * its group's members, nor its own dependencies hold it.
      */
     public String notHeld() {
-        // two lookups by primary key: with an "or" of them, H2 reads every group for every candidate
+        // Two lookups by primary key: with an "or" of them, H2 reads every group for every candidate.
+        // PostgreSQL: "offset 0" keeps each a lookup per candidate. Turned into anti-joins, they are
+        // estimated from the groups table's statistics: with the parent of many children in it, the
+        // planner expected almost no candidate to be left, and read and sorted every task of the
+        // queue at each claim instead of reading the claim index in order up to the limit.
+        String fence = dialect == Dialect.POSTGRESQL ? " offset 0" : "";
         return " and not exists (select 1 from " + groups + " h where h.owner_id = " + tasks + ".parent_id and h.hold = true"
-                + " and h.kind = 'CHILDREN')"
+                + " and h.kind = 'CHILDREN'" + fence + ")"
                 + " and not exists (select 1 from " + groups + " d where d.owner_id = " + tasks + ".id and d.hold = true"
-                + " and d.kind = 'DEPENDENCIES')";
+                + " and d.kind = 'DEPENDENCIES'" + fence + ")";
     }
 
     /** The conditions, on a query of the tasks table as {@code t}, that no mark waits for {@code t} and no task depends on it. */
