@@ -318,8 +318,16 @@ public final class Sql {
      * single values in column order, then the arrays in column order. Built once per set of columns.
      */
     public String updateEach(long single) {
-        return eachTexts.computeIfAbsent(single, k -> "with v as (" + batchRows(EACH_NAMES, EACH_TYPES, single, false) + ")," + updateEachTail);
+        String text = eachTexts.get(single);
+        if (text != null) return text;
+        text = "with v as (" + batchRows(EACH_NAMES, EACH_TYPES, single, false) + ")," + updateEachTail;
+        // A few sets of single columns recur (results, retries, failures); any other is built when met.
+        if (eachTexts.size() < EACH_TEXTS_KEPT) eachTexts.putIfAbsent(single, text);
+        return text;
     }
+
+    /** How many texts of {@link #updateEach(long)} are kept. */
+    private static final int EACH_TEXTS_KEPT = 256;
 
     /**
      * PostgreSQL: inserts tasks without idempotency keys, in the order of their rows, returning
