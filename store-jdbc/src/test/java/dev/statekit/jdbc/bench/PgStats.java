@@ -57,6 +57,7 @@ final class PgStats {
         long commits;
         try (Connection c = pool.getConnection(); java.sql.Statement s = c.createStatement()) {
             if (statementsAvailable(pool)) {
+                // created in the database but not loaded by the server, the view refuses to be read
                 try (ResultSet rs = s.executeQuery("select queryid, query, calls, total_exec_time, rows,"
                         + " shared_blks_hit + shared_blks_read, wal_records, wal_bytes from pg_stat_statements"
                         + " where dbid = (select oid from pg_database where datname = current_database())"
@@ -65,6 +66,8 @@ final class PgStats {
                         statements.put(rs.getLong(1), new Statement(rs.getString(2), rs.getLong(3), rs.getDouble(4), rs.getLong(5),
                                 rs.getLong(6), rs.getLong(7), rs.getBigDecimal(8).longValue()));
                     }
+                } catch (SQLException e) {
+                    statements.clear();
                 }
             }
             try (ResultSet rs = s.executeQuery("select wal_records, wal_bytes, wal_fpi from pg_stat_wal")) {
