@@ -1,5 +1,6 @@
 package dev.statekit.core.runtime;
 
+import dev.statekit.core.StoreSpy;
 import dev.statekit.core.Command;
 import dev.statekit.core.Ending;
 import dev.statekit.core.Machine;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -174,20 +176,25 @@ class ResultWriterTest {
         }
     }
 
-    /** Two tasks, claimed together by a runtime of batch size 2: their results go to the store as one batch ({@code applyEach}). */
-    List<Long> twoClaimed() {
-        return List.of(parts.enqueue(Jobs.MACHINE, "q"), parts.enqueue(Jobs.MACHINE, "q"));
+    /**
+     * Two tasks claimed together by a runtime of batch size 2, so that their results go to the store
+     * as one batch ({@code applyEach}), written as successes after {@code store} was told how to answer.
+     */
+    List<Long> twoSucceededWith(Consumer<StoreSpy> store) {
+        parts.batchSize = 2;
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
+        RuntimeContext ctx = parts.started("r", r);
+        List<Long> ids = List.of(parts.enqueue(Jobs.MACHINE, "q"), parts.enqueue(Jobs.MACHINE, "q"));
+        parts.spy.clear();
+        store.accept(parts.spy);
+        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        return ids;
     }
 
     @Test
     void resultsTheStoreCouldNotTakeForAMomentAreWrittenAgainAtOnce() {
-        parts.batchSize = 2;
-        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
-        RuntimeContext ctx = parts.started("r", r);
-        List<Long> ids = twoClaimed();
-        parts.spy.clear();
-        parts.spy.failNext("applyEach", new StatekitException(ErrorCode.STORE_UNAVAILABLE, "connection lost"));
-        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        List<Long> ids = twoSucceededWith(spy -> spy.failNext("applyEach",
+                new StatekitException(ErrorCode.STORE_UNAVAILABLE, "connection lost")));
         assertThat(parts.spy.calls("applyEach")).hasSize(2);
         for (long id : ids) {
             assertThat(parts.task(id).state()).isEqualTo("DONE");
@@ -198,13 +205,8 @@ class ResultWriterTest {
 
     @Test
     void aStoreThatStaysUnavailableLeavesTheLeasesToRecoveryAfterThreeTries() {
-        parts.batchSize = 2;
-        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
-        RuntimeContext ctx = parts.started("r", r);
-        List<Long> ids = twoClaimed();
-        parts.spy.clear();
-        parts.spy.failWhen("applyEach", args -> true, new StatekitException(ErrorCode.STORE_UNAVAILABLE, "server restarting"));
-        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        List<Long> ids = twoSucceededWith(spy -> spy.failWhen("applyEach", args -> true,
+                new StatekitException(ErrorCode.STORE_UNAVAILABLE, "server restarting")));
         assertThat(parts.spy.calls("applyEach")).hasSize(ResultWriter.WRITE_ATTEMPTS);
         for (long id : ids) {
             assertThat(parts.task(id).state()).isEqualTo("RUNNING");
@@ -214,28 +216,16 @@ class ResultWriterTest {
 
     @Test
     void aStoreFailureThatIsNotAMomentsUnavailabilityIsNotWrittenAgain() {
-        parts.batchSize = 2;
-        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
-        RuntimeContext ctx = parts.started("r", r);
-        List<Long> ids = twoClaimed();
-        parts.spy.clear();
-        parts.spy.failNext("applyEach", new StatekitException(ErrorCode.STORE_FAILURE, "disk full"));
-        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        List<Long> ids = twoSucceededWith(spy -> spy.failNext("applyEach", new StatekitException(ErrorCode.STORE_FAILURE, "disk full")));
         assertThat(parts.spy.calls("applyEach")).hasSize(1);
         for (long id : ids) assertThat(parts.task(id).state()).isEqualTo("RUNNING");
     }
 
     @Test
     void aResultAppliedBeforeItsAnswerWasLostIsTurnedDownWhenWrittenAgain() {
-        parts.batchSize = 2;
-        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", c -> WorkResult.success());
-        RuntimeContext ctx = parts.started("r", r);
-        List<Long> ids = twoClaimed();
-        parts.spy.clear();
-        parts.spy.afterNext("applyEach", () -> {
+        List<Long> ids = twoSucceededWith(spy -> spy.afterNext("applyEach", () -> {
             throw new StatekitException(ErrorCode.STORE_UNAVAILABLE, "the answer was lost");
-        });
-        writeResults(ctx, r, WorkResult.success(), WorkResult.success());
+        }));
         assertThat(parts.spy.calls("applyEach")).hasSize(2);
         for (long id : ids) {
             assertThat(parts.task(id).state()).isEqualTo("DONE");

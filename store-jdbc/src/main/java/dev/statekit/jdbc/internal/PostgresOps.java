@@ -78,6 +78,8 @@ public final class PostgresOps implements DialectOps {
             new Column("text", ch -> entryError(ch, TaskError::step)),
             new Column("text", ch -> entryError(ch, TaskError::detail)));
 
+    private static final String[] EACH_TYPES = EACH_COLUMNS.stream().map(Column::type).toArray(String[]::new);
+
     private final Jdbc jdbc;
     private final Sql sql;
 
@@ -123,20 +125,11 @@ public final class PostgresOps implements DialectOps {
     @Override
     public Set<Long> writeEach(Connection c, List<Change> sorted) throws SQLException {
         Object[][] values = new Object[EACH_COLUMNS.size()][];
-        long single = 0;
-        for (int i = 0; i < values.length; i++) {
-            values[i] = values(EACH_COLUMNS.get(i), sorted);
-            if (allEqual(values[i])) single |= 1L << i;
-        }
+        for (int i = 0; i < values.length; i++) values[i] = values(EACH_COLUMNS.get(i), sorted);
+        long single = singleColumns(values);
         Set<Long> updated = new HashSet<>(2 * sorted.size());
         try (PreparedStatement ps = c.prepareStatement(sql.updateEach(single))) {
-            int p = 1;
-            for (int i = 0; i < values.length; i++) {
-                if ((single & 1L << i) != 0) bindOne(ps, p++, EACH_COLUMNS.get(i).type(), values[i][0]);
-            }
-            for (int i = 0; i < values.length; i++) {
-                if ((single & 1L << i) == 0) ps.setArray(p++, c.createArrayOf(EACH_COLUMNS.get(i).type(), values[i]));
-            }
+            bindColumns(c, ps, EACH_TYPES, values, single);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) updated.add(rs.getLong(1));
             }
@@ -165,13 +158,10 @@ public final class PostgresOps implements DialectOps {
             values[9][i] = Rows.epochMicros(t.createdAt());
             values[10][i] = t.uniqueKey();
         }
-        long single = 0;
-        for (int k = 0; k < values.length; k++) if (allEqual(values[k])) single |= 1L << k;
+        long single = singleColumns(values);
         List<InsertedRow> rows = new ArrayList<>(n);
         try (PreparedStatement ps = c.prepareStatement(sql.insertRows(single))) {
-            int p = 1;
-            for (int k = 0; k < values.length; k++) if ((single & 1L << k) != 0) bindOne(ps, p++, types[k], values[k][0]);
-            for (int k = 0; k < values.length; k++) if ((single & 1L << k) == 0) ps.setArray(p++, c.createArrayOf(types[k], values[k]));
+            int p = bindColumns(c, ps, types, values, single);
             if (single == (1L << values.length) - 1) ps.setInt(p, n);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) rows.add(new InsertedRow(rs.getLong(1), rs.getLong(2)));
@@ -191,9 +181,28 @@ public final class PostgresOps implements DialectOps {
         return values;
     }
 
-    private static boolean allEqual(Object[] values) {
-        for (int i = 1; i < values.length; i++) if (!Objects.equals(values[0], values[i])) return false;
-        return true;
+    /** The columns whose values are the same for the whole batch: bit {@code k} for {@code values[k]}. */
+    private static long singleColumns(Object[][] values) {
+        long single = 0;
+        for (int k = 0; k < values.length; k++) {
+            boolean same = true;
+            for (int i = 1; i < values[k].length && same; i++) same = Objects.equals(values[k][0], values[k][i]);
+            if (same) single |= 1L << k;
+        }
+        return single;
+    }
+
+    /**
+     * Binds a batch's columns as {@link Sql#updateEach(long)} and {@link Sql#insertRows(long)} take
+     * them: the value of each single column, then the array of each other one, in column order.
+     * Returns the next parameter index.
+     */
+    private static int bindColumns(Connection c, PreparedStatement ps, String[] types, Object[][] values, long single)
+            throws SQLException {
+        int p = 1;
+        for (int k = 0; k < values.length; k++) if ((single & 1L << k) != 0) bindOne(ps, p++, types[k], values[k][0]);
+        for (int k = 0; k < values.length; k++) if ((single & 1L << k) == 0) ps.setArray(p++, c.createArrayOf(types[k], values[k]));
+        return p;
     }
 
     private static void bindOne(PreparedStatement ps, int index, String type, @Nullable Object value) throws SQLException {

@@ -319,14 +319,8 @@ public final class JdbcBenchmark {
             }
         }
         String loadBefore = load();
-        statsOfRun = db.postgres();
         runStats = List.of();
-        double full;
-        try {
-            full = run(db, tasks, processes, bestWorkers, bestBatch);
-        } finally {
-            statsOfRun = false;
-        }
+        double full = run(db, tasks, processes, bestWorkers, bestBatch, db.postgres());
         String line = String.format(Locale.ROOT, "%s, %s: end to end %,.0f tasks/s (%,d no-op tasks; best setting: %d workers per"
                 + " process, batch size %d) — goal >= %,.0f: %s; %s; load average %s -> %s", db.name(), who, full, tasks, bestWorkers,
                 bestBatch, GOAL_RUN, full >= GOAL_RUN ? "met" : "short", lastCpu.perTask(tasks, CORES), loadBefore, load());
@@ -335,12 +329,16 @@ public final class JdbcBenchmark {
         summary.add(line);
     }
 
-    /** Whether the next {@link #run} reports what PostgreSQL spent on it ({@link PgStats}), into {@link #runStats}. */
-    private boolean statsOfRun;
+    /** What PostgreSQL spent on the last run that asked for it ({@link PgStats}), a line each. */
     private List<String> runStats = List.of();
 
     /** One end-to-end run; returns tasks per second from the queue's resumption until every result is written. */
     double run(Db template, int n, int processes, int workers, int batch) throws Exception {
+        return run(template, n, processes, workers, batch, false);
+    }
+
+    /** One end-to-end run, and with {@code stats} what PostgreSQL spent on it, into {@link #runStats}. */
+    double run(Db template, int n, int processes, int workers, int batch, boolean stats) throws Exception {
         Db db = template.fresh();
         String prefix = prefix();
         TestPool pool = db.pool();
@@ -348,7 +346,7 @@ public final class JdbcBenchmark {
         try {
             JdbcStore store = Bench.store(pool, db.dialect(), prefix, true);
             store.pauseQueue(Bench.QUEUE, "loading");
-            PgStats statsBefore = statsOfRun ? PgStats.settled(pool, prefix) : null;
+            PgStats statsBefore = stats ? PgStats.settled(pool, prefix) : null;
             Instant now = Instant.now();
             for (int done = 0; done < n; done += 1000) store.createAll(newTasks(Math.min(1000, n - done), now));
             // Fresh statistics, as autovacuum would have them within a minute: planned on the empty table's,

@@ -44,11 +44,6 @@ final class PgStats {
         this.commits = commits;
     }
 
-    /** Whether the server has {@code pg_stat_statements} installed in this database. */
-    static boolean statementsAvailable(TestPool pool) throws SQLException {
-        return Bench.count(pool, "select count(*) from pg_extension where extname = 'pg_stat_statements'") > 0;
-    }
-
     /** The counters now, for the tables whose names start with {@code prefix}. */
     static PgStats take(TestPool pool, String prefix) throws SQLException {
         Map<Long, Statement> statements = new LinkedHashMap<>();
@@ -56,7 +51,11 @@ final class PgStats {
         long[] wal = new long[3];
         long commits;
         try (Connection c = pool.getConnection(); java.sql.Statement s = c.createStatement()) {
-            if (statementsAvailable(pool)) {
+            boolean installed;
+            try (ResultSet rs = s.executeQuery("select count(*) from pg_extension where extname = 'pg_stat_statements'")) {
+                installed = rs.next() && rs.getLong(1) > 0;
+            }
+            if (installed) {
                 // created in the database but not loaded by the server, the view refuses to be read
                 try (ResultSet rs = s.executeQuery("select queryid, query, calls, total_exec_time, rows,"
                         + " shared_blks_hit + shared_blks_read, wal_records, wal_bytes from pg_stat_statements"
