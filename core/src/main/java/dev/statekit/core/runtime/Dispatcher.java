@@ -43,7 +43,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Slots.</b> {@code free} counts the worker slots without a batch. A round takes a slot
  *       ({@code reserve}) before it claims and gives it back when the claim brings nothing or fails;
  *       a claimed batch keeps its slot until its {@link SlotLoop} ends, which gives it back and asks
- *       for a round. Nothing else changes {@code free}.</li>
+ *       for a round. Nothing else changes {@code free}. A round that finds no slot free sets
+ *       {@code slotMissed}: the slot may be held by a claim that read the store before the change
+ *       this round was asked for, so when that claim brings nothing and gives its slot back, it
+ *       asks for another round. Without it such a change would wait for the next poll.</li>
  *   <li><b>Claims.</b> Slots of this runtime claim one queue one at a time ({@code claimTurns}); the
  *       store serializes claims of a queue across processes anyway, and a claimer waiting inside a
  *       database holds a snapshot that keeps just-claimed rows from being cleaned. Claimed tasks
@@ -67,6 +70,7 @@ final class Dispatcher {
     private final AtomicInteger free;
     private final AtomicBoolean dispatchPending = new AtomicBoolean();
     private final AtomicBoolean housekeepingPending = new AtomicBoolean();
+    private final AtomicBoolean slotMissed = new AtomicBoolean();
     private final AtomicInteger rotation = new AtomicInteger();
     private final Map<String, ReentrantLock> claimTurns = new ConcurrentHashMap<>();
     /** How often a slot looks whether a queue's claim turn is free before it parks (about 60 microseconds). */
@@ -142,10 +146,10 @@ final class Dispatcher {
         List<Registration<?, ?>> regs = ctx.registrations.all();
         int n = regs.size();
         boolean progress = true;
-        while (progress && free.get() > 0 && ctx.life.running()) {
+        while (progress && anyFree() && ctx.life.running()) {
             progress = false;
             int start = Math.floorMod(rotation.getAndIncrement(), n);
-            for (int i = 0; i < n && free.get() > 0; i++) {
+            for (int i = 0; i < n && anyFree(); i++) {
                 if (claimFor(regs.get((start + i) % n), free.get(), kept) > 0) progress = true;
                 if (kept != null && kept[0] != null) {
                     // The batch this thread keeps starts now, not after more claims: another round
@@ -162,21 +166,20 @@ final class Dispatcher {
      * executor, or leaves it in {@code kept} when that is given and empty. Returns how many slots it filled.
      */
     private <S extends Enum<S>, E extends Enum<E>> int claimFor(Registration<S, E> r, int slots, @Nullable Runnable @Nullable [] kept) {
-        Instant now = ctx.clock.now();
-        if (r.options.precondition() != null) preconditions.blockUnready(r, now, slots * ctx.batchSize);
+        if (r.options.precondition() != null) preconditions.blockUnready(r, ctx.clock.now(), slots * ctx.batchSize);
         int filled = 0;
         while (filled < slots) {
             if (!reserve()) return filled;
             int size = ctx.firstBatch();
             List<Run<S, E>> batch;
             try {
-                batch = claimBatch(r, now, size);
+                batch = claimBatch(r, ctx.clock.now(), size);
             } catch (RuntimeException e) {
-                release();      // a failed claim (the store unavailable) must not take the slot with it
+                releaseUnused();      // a failed claim (the store unavailable) must not take the slot with it
                 throw e;
             }
             if (batch.isEmpty()) {
-                release();
+                releaseUnused();
                 return filled;
             }
             Runnable slot = () -> loop.run(r, batch, size);
@@ -237,9 +240,28 @@ final class Dispatcher {
     private boolean reserve() {
         while (true) {
             int f = free.get();
-            if (f < 1) return false;
+            if (f < 1) {
+                if (anyFree()) continue;
+                return false;
+            }
             if (free.compareAndSet(f, f - 1)) return true;
         }
+    }
+
+    /**
+     * Whether a slot is free. When none is, notes it in {@code slotMissed} before looking again, so
+     * that a slot given back meanwhile by an empty claim either is seen here or sees the note.
+     */
+    private boolean anyFree() {
+        if (free.get() > 0) return true;
+        slotMissed.set(true);
+        return free.get() > 0;
+    }
+
+    /** Gives back a slot whose claim brought nothing; asks for a round if one found no slot meanwhile. */
+    private void releaseUnused() {
+        release();
+        if (slotMissed.getAndSet(false)) requestDispatch();
     }
 
     /** Gives a slot back. */

@@ -140,6 +140,28 @@ class DispatcherTest {
     }
 
     @Test
+    void aRoundThatFindsTheOnlySlotInAnEmptyClaimIsRunAgainWhenThatClaimGivesItBack() {
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
+        Dispatcher d = dispatcher(ctx);
+        long[] created = {0};
+        // The first round's claim has read the store and found nothing when the task is created; the
+        // round asked for by the creation runs before that claim gives its slot back, and finds none.
+        parts.spy.afterNext("claim", () -> {
+            created[0] = parts.enqueue(Jobs.MACHINE, "q");
+            d.requestDispatch();
+            parts.executor.runNext();
+        });
+        d.requestDispatch();
+        parts.executor.runNext();
+        assertThat(parts.spy.calls("claim")).as("the second round claimed nothing: no slot").hasSize(1);
+        assertThat(parts.executor.pending()).as("the empty claim asked for a round when it gave its slot back").isEqualTo(1);
+        parts.executor.runAll();
+        assertThat(worked).containsExactly(created[0]);
+        assertThat(parts.task(created[0]).state()).isEqualTo("DONE");
+        assertThat(parts.executor.pending()).as("a slot missed once asks for one round only").isZero();
+    }
+
+    @Test
     void aFailedClaimGivesItsSlotBackAndTheRoundEndsQuietly() {
         RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
         Dispatcher d = dispatcher(ctx);
