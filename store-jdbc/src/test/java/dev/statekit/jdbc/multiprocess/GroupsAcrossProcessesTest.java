@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL database while one of them is killed with SIGKILL at random moments, four times, and
  * restarted (twice under the owner name it had, twice under a new one).
  *
- * <p>The workload: 500 batches of 20 pieces each, and one batch of 20,000 pieces; every batch has a
+ * <p>The workload: 200 batches of 20 pieces each, and one batch of 6,000 pieces; every batch has a
  * summary created depending on it ({@link Batches}). Half of the small batches are created before the
  * processes start, the rest while they run, each opened by {@code SPLIT} with its pieces in the same
  * write; half of their summaries are created before the split, half after it (which may come after the batch
@@ -61,10 +61,10 @@ import org.junit.jupiter.api.Test;
  * has marks left; and every group's counts equal its members' actual states.
  */
 class GroupsAcrossProcessesTest {
-    static final int PARENTS = 500;
+    static final int PARENTS = 200;
     static final int CHILDREN = 20;
-    static final int EARLY_PARENTS = 250;
-    static final int BIG = 20_000;
+    static final int EARLY_PARENTS = 100;
+    static final int BIG = 6_000;
     static final int CHUNK = 1_000;
     static final int PIECES = PARENTS * CHILDREN + BIG;
     static final int FLAKY_EVERY = 25;
@@ -88,7 +88,7 @@ class GroupsAcrossProcessesTest {
                         long retrying) {}
 
     @Test
-    void fiveHundredAndOneBatchesOnThreeProcessesKilledFourTimesSettleOnceAndRunTheirSummariesOnce() throws Exception {
+    void twoHundredAndOneBatchesOnThreeProcessesKilledFourTimesSettleOnceAndRunTheirSummariesOnce() throws Exception {
         Pg.require();
         prefix = Pg.uniquePrefix("gmp");
         pool = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);

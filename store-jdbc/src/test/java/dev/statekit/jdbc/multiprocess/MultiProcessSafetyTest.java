@@ -40,8 +40,8 @@ import org.junit.jupiter.api.Test;
  * (twice under the owner name it had, twice under a new one). The first two kills hit the process
  * holding the limited queue's task, at random points of that queue's progress.
  *
- * <p>20,000 tasks are created up front: 200 on a queue limited to one running task, the rest on
- * three unlimited queues. One of them, holding 4,000 tasks, stays paused until the fourth kill,
+ * <p>8,000 tasks are created up front: 100 on a queue limited to one running task, the rest on
+ * three unlimited queues. One of them, holding 2,000 tasks, stays paused until the fourth kill,
  * so that the run cannot end before every kill happened however fast the processes are. Leases are short (2 s, renewed every 500 ms, polls every 250 ms), so recovery
  * is fast. The workers record every attempt in a table of the test's own, keyed by task and
  * fencing token, with start and end times taken from the database clock. A trigger of the test
@@ -56,12 +56,12 @@ import org.junit.jupiter.api.Test;
  * with room for a loaded machine: the delays measured are printed, typically under lease + poll + 1 s).
  */
 class MultiProcessSafetyTest {
-    static final int TASKS = 20_000;
-    static final int LIMITED_TASKS = 200;
+    static final int TASKS = 8_000;
+    static final int LIMITED_TASKS = 100;
     static final List<String> BULK = List.of("bulk-a", "bulk-b");
     /** An unlimited queue paused until the last kill: the run outlasts the kills. */
     static final String RESERVE = "bulk-reserve";
-    static final int RESERVE_TASKS = 4_000;
+    static final int RESERVE_TASKS = 2_000;
     static final int NODES = 3;
     static final int KILLS = 4;
     static final Duration LEASE = Duration.ofMillis(2_000);
@@ -82,7 +82,7 @@ class MultiProcessSafetyTest {
     private record Kill(int number, String owner, String restartedAs, Instant at, Map<Long, Long> held, int heldLimited) {}
 
     @Test
-    void twentyThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
+    void eightThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
         Pg.require();
         prefix = Pg.uniquePrefix("mp");
         pool = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
