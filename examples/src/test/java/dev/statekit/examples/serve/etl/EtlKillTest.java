@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * killed in each kind of call, so the crash it checks did happen.
  */
 class EtlKillTest {
-    static final String[] OPTIONS = {"--work-millis", "5000", "--lease-seconds", "5"};
+    /** The restart's: nothing is timed after the restart, so its work takes a second, not five. */
+    static final String[] OPTIONS = {"--work-millis", "1000", "--lease-seconds", "5"};
     /** The killed run's: leases long enough that only the restart's recovery at start, not their expiry, frees its jobs while the test looks. */
     static final String[] KILLED_OPTIONS = {"--work-millis", "5000", "--lease-seconds", "60"};
 
