@@ -3,7 +3,7 @@ import org.junit.platform.console.ConsoleLauncher;
 
 /**
  * The JUnit Platform's console launcher, its output flushed line by line, so that the build reads each
- * test's result as it ends (run as a source file: {@code java ... gradle/FlushingConsoleLauncher.java execute ...}).
+ * test's result as it ends (compiled by each module's {@code compileTestLauncher} task, run as {@code java ... FlushingConsoleLauncher execute ...}).
  */
 public final class FlushingConsoleLauncher {
     private FlushingConsoleLauncher() {}
