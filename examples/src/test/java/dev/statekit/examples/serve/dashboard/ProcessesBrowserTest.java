@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 
 /**
@@ -72,15 +74,22 @@ class ProcessesBrowserTest {
     @Test
     void theProcessesScreenListsTheServicesRuntimeAlive() throws IOException {
         browser.open(running.base(), "#/processes");
-        WebElement row = browser.await(By.cssSelector("table.processes tr[data-owner='" + OWNER + "']"));
-        browser.waiting().until(d -> row.getAttribute("data-state").equals("alive"));
-        assertThat(row.findElement(By.cssSelector(".process-owner")).getText()).isEqualTo(OWNER);
-        assertThat(row.findElement(By.cssSelector(".process-pid")).getText()).isEqualTo(String.valueOf(ProcessHandle.current().pid()));
-        assertThat(row.findElement(By.cssSelector(".process-serves")).getText()).contains("compression-task");
-        assertThat(row.findElement(By.cssSelector(".process-seen")).getText()).endsWith(" ago");
-        assertThat(row.findElement(By.cssSelector(".process-state")).getText()).isEqualTo("alive");
-        assertThat(row.findElement(By.cssSelector(".lease-count")).getText()).isEqualTo("0");
-        assertThat(browser.driver.findElement(By.id("process-counts")).getText()).contains("1 alive");
+        String selector = "table.processes tr[data-owner='" + OWNER + "'][data-state='alive']";
+        browser.await(By.cssSelector(selector));
+        // The table is drawn anew at every refresh, so an element found before may be gone: the row's cells are read at once, in the page.
+        @SuppressWarnings("unchecked")
+        Map<String, Object> cells = (Map<String, Object>) browser.driver.executeScript(
+                "const row = document.querySelector(arguments[0]); const cell = c => row.querySelector(c).textContent.trim();"
+                        + " return {owner: cell('.process-owner'), pid: cell('.process-pid'), serves: cell('.process-serves'),"
+                        + " seen: cell('.process-seen'), state: cell('.process-state'), leases: cell('.lease-count')};", selector);
+        assertThat(cells.get("owner")).isEqualTo(OWNER);
+        assertThat(cells.get("pid")).isEqualTo(String.valueOf(ProcessHandle.current().pid()));
+        assertThat((String) cells.get("serves")).contains("compression-task");
+        assertThat((String) cells.get("seen")).endsWith(" ago");
+        assertThat(cells.get("state")).isEqualTo("alive");
+        assertThat(cells.get("leases")).isEqualTo("0");
+        browser.waiting().ignoring(StaleElementReferenceException.class)
+                .until(d -> d.findElement(By.id("process-counts")).getText().contains("1 alive"));
         assertThat(operations.processes()).extracting(p -> p.process().owner()).contains(OWNER);
         assertThat(browser.driver.findElement(By.cssSelector("[data-nav='processes']")).getAttribute("class")).contains("active");
         browser.screenshot("processes");
