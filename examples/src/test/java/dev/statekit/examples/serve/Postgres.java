@@ -2,9 +2,15 @@ package dev.statekit.examples.serve;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -14,10 +20,17 @@ import org.junit.jupiter.api.Assumptions;
  * {@code STATEKIT_PG_PASSWORD} (or the system properties {@code statekit.pg.url}, {@code .user},
  * {@code .password}), by default {@code jdbc:postgresql://127.0.0.1:5432/statekit} as
  * {@code statekit}/{@code statekit}. When it cannot be reached a test fails on CI
- * ({@code CI=true}) and is skipped elsewhere.
+ * ({@code CI=true}) and is skipped elsewhere. The tables of the prefixes handed out by
+ * {@link #freshPrefix} are dropped when the test JVM exits.
  */
 public final class Postgres {
     private static final AtomicInteger PREFIXES = new AtomicInteger();
+    /** The prefixes handed out in this JVM, whose tables are dropped when it exits. */
+    private static final Set<String> GIVEN = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(Postgres::dropGivenTables, "drop-test-tables"));
+    }
 
     private Postgres() {}
 
@@ -43,8 +56,33 @@ public final class Postgres {
 
     /** Returns a table prefix no other test run uses. */
     public static String freshPrefix(String name) {
-        return (name + "_" + Long.toString(System.currentTimeMillis(), 36) + "_" + Long.toString(ProcessHandle.current().pid(), 36)
+        String prefix = (name + "_" + Long.toString(System.currentTimeMillis(), 36) + "_" + Long.toString(ProcessHandle.current().pid(), 36)
                 + "_" + PREFIXES.incrementAndGet() + "_").toLowerCase(Locale.ROOT);
+        GIVEN.add(prefix);
+        return prefix;
+    }
+
+    /** Drops the tables of every prefix handed out in this JVM, so that test runs leave no tables behind. */
+    private static void dropGivenTables() {
+        if (GIVEN.isEmpty()) return;
+        try (Connection c = DriverManager.getConnection(url(), user(), password())) {
+            for (String prefix : GIVEN) {
+                List<String> tables = new ArrayList<>();
+                try (PreparedStatement ps = c.prepareStatement(
+                        "select tablename from pg_tables where schemaname = current_schema() and left(tablename, length(?)) = ?")) {
+                    ps.setString(1, prefix);
+                    ps.setString(2, prefix);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) tables.add(rs.getString(1));
+                    }
+                }
+                try (Statement st = c.createStatement()) {
+                    for (String table : tables) st.execute("drop table if exists \"" + table + "\" cascade");
+                }
+            }
+        } catch (SQLException e) {
+            System.err.println("could not drop the test tables of " + GIVEN + ": " + e.getMessage());
+        }
     }
 
     /** Fails the test on CI, and skips it elsewhere, when the database cannot be reached. */
