@@ -40,7 +40,9 @@ class HttpServerTest {
                 .get("/boom", x -> {
                     throw new IllegalStateException("boom");
                 });
-        server = HttpServer.start("127.0.0.1", 0, router, new HttpServer.Limits(1, Duration.ZERO, 100, 8));
+        // One request at a time. A request waits up to 2 s for its turn: the turn of the request before
+        // is given back just after its answer was sent, so a client's next request may come first.
+        server = HttpServer.start("127.0.0.1", 0, router, new HttpServer.Limits(1, Duration.ofSeconds(2), 100, 8));
         client = new ApiClient("http://127.0.0.1:" + server.port());
     }
 
