@@ -81,16 +81,20 @@ public final class StatekitRuntimeLifecycle implements SmartLifecycle {
      */
     @Override
     public void stop(Runnable callback) {
+        java.util.concurrent.CompletableFuture<Void> stopping;
         synchronized (this) {
             if (!running) {
                 callback.run();
                 return;
             }
+            log.info("stopping runtime {}: running work may finish within {}", runtime.owner(), grace);
+            // Not running only once the runtime has begun to stop: whoever sees it stopped and then
+            // creates a task finds a runtime that no longer starts new work.
+            stopping = runtime.stop(grace);
             running = false;
             stopped = true;
         }
-        log.info("stopping runtime {}: running work may finish within {}", runtime.owner(), grace);
-        runtime.stop(grace).whenComplete((ignored, failure) -> {
+        stopping.whenComplete((ignored, failure) -> {
             // close() on a thread of its own: it shuts down the runtime's executor, which may run this completion.
             Thread closer = new Thread(() -> {
                 try {

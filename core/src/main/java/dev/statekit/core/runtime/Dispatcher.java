@@ -169,7 +169,7 @@ final class Dispatcher {
         if (r.options.precondition() != null) preconditions.blockUnready(r, ctx.clock.now(), slots * ctx.batchSize);
         int filled = 0;
         while (filled < slots) {
-            if (!reserve()) return filled;
+            if (!ctx.life.running() || !reserve()) return filled;      // a stop begun meanwhile: nothing new starts
             int size = ctx.firstBatch();
             List<Run<S, E>> batch;
             try {
