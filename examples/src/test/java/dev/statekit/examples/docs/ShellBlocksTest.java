@@ -2,6 +2,7 @@ package dev.statekit.examples.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.statekit.examples.serve.ServiceJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,7 +12,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -185,8 +185,8 @@ class ShellBlocksTest {
         Path work = Files.createDirectories(dir.resolve("work"));
         Path bin = Files.createDirectories(dir.resolve("bin"));
         Path scripts = Files.createDirectories(dir.resolve("blocks"));
-        String examples = "#!/bin/sh\nexec '" + Paths.get(System.getProperty("java.home"), "bin", "java") + "' $JAVA_OPTS -cp '"
-                + System.getProperty("java.class.path") + "' dev.statekit.examples.Main \"$@\"\n";
+        String examples = "#!/bin/sh\nexec '" + ServiceJvm.java() + "' " + String.join(" ", ServiceJvm.options()) + " $JAVA_OPTS -cp '"
+                + ServiceJvm.classPath() + "' dev.statekit.examples.Main \"$@\"\n";
         for (Path p : List.of(bin.resolve("examples"), work.resolve("examples/build/install/examples/bin/examples"))) {
             Files.createDirectories(p.getParent());
             Files.writeString(p, examples);

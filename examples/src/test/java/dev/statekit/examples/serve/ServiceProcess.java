@@ -5,9 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,8 +15,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A service run as its own process, {@code examples serve SYSTEM --port 0 ...}, on this test's
- * class path: started, asked where it listens, and stopped gracefully (SIGTERM) or killed
+ * A service run as its own process, {@code examples serve SYSTEM --port 0 ...}, as {@link ServiceJvm}
+ * starts it: started, asked where it listens, and stopped gracefully (SIGTERM) or killed
  * (SIGKILL).
  */
 public final class ServiceProcess implements AutoCloseable {
@@ -42,13 +40,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IllegalStateException when it exits or does not listen within {@link #START}
      */
     public static ServiceProcess start(String system, Path dataDir, String... options) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        // A service lives seconds here: the client compiler alone and the serial collector start it with less CPU.
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-XX:+UseSerialGC");
+        List<String> command = ServiceJvm.command();
         command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         command.add("dev.statekit.examples.Main");
         command.add("serve");
@@ -117,10 +109,7 @@ public final class ServiceProcess implements AutoCloseable {
      * @throws IllegalStateException when it still runs after {@code bound} (it is killed)
      */
     public static Exit runToExit(String system, Path dataDir, Duration bound, String... options) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        List<String> command = ServiceJvm.command();
         command.add("dev.statekit.examples.Main");
         command.add("serve");
         command.add(system);
