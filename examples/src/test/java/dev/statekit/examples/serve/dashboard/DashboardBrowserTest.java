@@ -30,6 +30,7 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.UnexpectedAlertBehaviour;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -140,6 +141,17 @@ class DashboardBrowserTest {
         waiting().until(d -> !d.findElement(By.id("live")).getText().startsWith("connecting"));
     }
 
+    /**
+     * Clicks the element {@code by} finds, found again when the page drew it anew between the
+     * finding and the click (its tables are drawn again at every refresh): a stale element is not clicked.
+     */
+    private static void click(By by) {
+        waiting().ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(by).click();
+            return true;
+        });
+    }
+
     private static WebElement await(By by) {
         return waiting().until(ExpectedConditions.visibilityOfElementLocated(by));
     }
@@ -173,7 +185,7 @@ class DashboardBrowserTest {
         setActor("queue-keeper");
         By row = By.cssSelector("tr[data-queue='dash-items']");
         waiting().until(attributeIs(row, "data-state", "running"));
-        driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='pause']")).click();
+        click(By.cssSelector("tr[data-queue='dash-items'] button[data-action='pause']"));
         waiting().until(attributeIs(row, "data-state", "paused"));
         assertThat(driver.findElement(By.cssSelector("tr[data-queue='dash-items'] .queue-state")).getText()).isEqualTo("paused");
         assertThat(driver.findElement(By.id("queue-message")).getText()).contains("dash-items: paused");
@@ -188,20 +200,20 @@ class DashboardBrowserTest {
         // select what the field holds and type over it, as a person does: a clear() leaves the field
         // neither focused nor edited, and the page's next refresh may write the current limit back first
         limit.sendKeys(Keys.chord(Keys.CONTROL, "a"), "2");
-        driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='concurrency']")).click();
+        click(By.cssSelector("tr[data-queue='dash-items'] button[data-action='concurrency']"));
         waiting().until(attributeIs(row, "data-concurrency", "2"));
         awaitText(By.cssSelector("tr[data-queue='dash-items'] .queue-limit"), "2");
 
-        driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='resume']")).click();
+        click(By.cssSelector("tr[data-queue='dash-items'] button[data-action='resume']"));
         waiting().until(attributeIs(row, "data-state", "running"));
         awaitState(waiting, "DONE");
 
-        driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='stop-after-current']")).click();
+        click(By.cssSelector("tr[data-queue='dash-items'] button[data-action='stop-after-current']"));
         awaitText(By.cssSelector("tr[data-queue='dash-items'] .queue-state"), "paused: stop after current");
-        driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='resume']")).click();
+        click(By.cssSelector("tr[data-queue='dash-items'] button[data-action='resume']"));
         waiting().until(attributeIs(row, "data-state", "running"));
         limit.sendKeys(Keys.chord(Keys.CONTROL, "a"), "0");
-        driver.findElement(By.cssSelector("tr[data-queue='dash-items'] button[data-action='concurrency']")).click();
+        click(By.cssSelector("tr[data-queue='dash-items'] button[data-action='concurrency']"));
         waiting().until(attributeIs(row, "data-concurrency", "0"));
         assertThat(service.engine().store().queue(DashboardTestService.QUEUE).paused()).isFalse();
         screenshot("overview");
@@ -217,7 +229,8 @@ class DashboardBrowserTest {
         awaitText(By.id("task-state"), "FAILED");
         assertThat(driver.findElement(By.cssSelector("#last-error .error-code")).getText()).isEqualTo("DASH_FAILED");
         factory.control.failing.remove("page-retry");
-        await(By.cssSelector("button[data-event='RETRY']")).click();
+        await(By.cssSelector("button[data-event='RETRY']"));
+        click(By.cssSelector("button[data-event='RETRY']"));
         awaitText(By.id("task-state"), "DONE");
         waiting().until(d -> d.findElement(By.id("history")).getText().contains("by user tester"));
         assertThat(driver.findElement(By.id("history")).getText()).contains("RETRY");
@@ -228,7 +241,8 @@ class DashboardBrowserTest {
         long locked = service.addItem(Map.of("name", "page-locked", "locked", "true"));
         awaitState(locked, "FAILED");
         open(running.base(), "#/task/" + locked);
-        await(By.cssSelector("button[data-event='RETRY']")).click();
+        await(By.cssSelector("button[data-event='RETRY']"));
+        click(By.cssSelector("button[data-event='RETRY']"));
         waiting().until(attributeIs(By.id("action-result"), "data-error-code", "RETRY_LOCKED"));
         assertThat(driver.findElement(By.id("action-result")).getText()).startsWith("RETRY_LOCKED").contains("allowed now: RETRY, CANCEL");
         screenshot("task-refused");
@@ -239,7 +253,7 @@ class DashboardBrowserTest {
                 + "window.fetch = (url, init) => init && init.method === 'POST' ? send(url, init) : new Promise(() => {});");
         assertThat(api.as("other-tab").post("/ui/api/tasks/" + locked + "/events", "{\"event\":\"CANCEL\"}").status()).isEqualTo(200);
         assertThat(driver.findElement(By.id("task-state")).getText()).isEqualTo("FAILED");
-        driver.findElement(By.cssSelector("button[data-event='CANCEL']")).click();
+        click(By.cssSelector("button[data-event='CANCEL']"));
         waiting().until(attributeIs(By.id("action-result"), "data-error-code", "ILLEGAL_TRANSITION"));
         assertThat(driver.findElement(By.id("action-result")).getText()).contains("allowed now: nothing");
         open(running.base(), "#/task/" + locked);
@@ -363,7 +377,7 @@ class DashboardBrowserTest {
         assertThat(driver.findElement(By.cssSelector("select[name='state']")).getAttribute("value")).isEqualTo("DONE");
         screenshot("tasks");
 
-        driver.findElement(By.cssSelector("table.tasks tr[data-id='" + second + "'] a")).click();
+        click(By.cssSelector("table.tasks tr[data-id='" + second + "'] a"));
         awaitText(By.id("task-state"), "DONE");
         driver.navigate().back();
         await(rowOf);
@@ -372,7 +386,7 @@ class DashboardBrowserTest {
 
         WebElement search = driver.findElement(By.cssSelector("input[name='q']"));
         search.sendKeys("south");
-        driver.findElement(By.cssSelector("form.filters button[type='submit']")).click();
+        click(By.cssSelector("form.filters button[type='submit']"));
         waiting().until(ExpectedConditions.urlContains("q=south"));
         waiting().until(d -> d.findElements(By.cssSelector("table.tasks tbody tr[data-id]")).size() == 1);
         await(rowOf);
@@ -410,13 +424,14 @@ class DashboardBrowserTest {
         assertThat(driver.findElement(By.cssSelector("#refused-now button[data-event='RETRY'] .event-title")).getText()).isEqualTo("Retry");
 
         // a cancel that deletes asks first, naming what it deletes; No changes nothing, Yes sends it
-        driver.findElement(By.cssSelector(".allowed-now button[data-event='CANCEL']")).click();
+        click(By.cssSelector(".allowed-now button[data-event='CANCEL']"));
         assertThat(await(By.id("action-question")).getText()).isEqualTo("Cancel deletes item #" + locked + " and its result, for good. Go on?");
-        driver.findElement(By.cssSelector("#action-confirm button.dismiss")).click();
+        click(By.cssSelector("#action-confirm button.dismiss"));
         awaitText(By.id("action-result"), "Cancel not sent: nothing changed.");
         assertThat(api.get("/ui/api/tasks/" + locked).field("state")).isEqualTo("FAILED");
-        driver.findElement(By.cssSelector(".allowed-now button[data-event='CANCEL']")).click();
-        await(By.cssSelector("#action-confirm button.confirm[data-confirm='CANCEL']")).click();
+        click(By.cssSelector(".allowed-now button[data-event='CANCEL']"));
+        await(By.cssSelector("#action-confirm button.confirm[data-confirm='CANCEL']"));
+        click(By.cssSelector("#action-confirm button.confirm[data-confirm='CANCEL']"));
         awaitText(By.id("task-state"), "CANCELLED");
         assertThat(driver.findElement(By.id("action-result")).getText()).isEqualTo("Cancel: now CANCELLED");
 
@@ -433,15 +448,16 @@ class DashboardBrowserTest {
         assertThat(driver.findElement(By.cssSelector("#children-list tr[data-id] .state")).getText()).isEqualTo("FAILED");
         assertThat(driver.findElement(By.cssSelector("#children-filter button[data-filter='FAILED']")).getText()).isEqualTo("FAILED (1)");
         assertThat(driver.findElement(By.cssSelector("#current-error .error-code")).getText()).isEqualTo("CHILDREN_FAILED");
-        driver.findElement(By.cssSelector("#children-filter button[data-filter='all']")).click();
+        click(By.cssSelector("#children-filter button[data-filter='all']"));
         waiting().until(d -> d.findElements(By.cssSelector("#children-list tr[data-id]")).size() == 20);
-        await(By.id("children-next")).click();
+        await(By.id("children-next"));
+        click(By.id("children-next"));
         waiting().until(d -> d.findElements(By.cssSelector("#children-list tr[data-id]")).size() == 5);
         assertThat(driver.findElement(By.id("children-status")).getText()).startsWith("All: 25 children");
 
         // once retried and done, the parent's error is history: no longer on top
         factory.control.failing.remove("many-last");
-        driver.findElement(By.id("retry-failed-children")).click();
+        click(By.id("retry-failed-children"));
         awaitText(By.id("task-state"), "DONE");
         awaitText(By.id("last-error-title"), "Last error (resolved)");
         assertThat(driver.findElements(By.cssSelector("#current-error .error-code"))).isEmpty();
