@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *       engine's listeners hear of the claims with the entries the store returned.</li>
  *   <li><b>Stops.</b> A round and a claim are bracketed by {@link Lifecycle#enter()} /
  *       {@link Lifecycle#exit()}, and test {@link Lifecycle#running()} inside the bracket, so a stop
- *       completes only after them: no store call outlives a stop.</li>
+ *       completes only after them: no store call outlives a stop. A claim that returns after a
+ *       stop began gives its tasks back at once: no work starts once a stop has begun.</li>
  * </ul>
  */
 final class Dispatcher {
@@ -67,6 +68,7 @@ final class Dispatcher {
     private final SlotLoop loop;
     private final Runnable onIdle;
     private final TransitionListener own;
+    private final java.util.function.Consumer<Run<?, ?>> releaseAtStop;
     private final AtomicInteger free;
     private final AtomicBoolean dispatchPending = new AtomicBoolean();
     private final AtomicBoolean housekeepingPending = new AtomicBoolean();
@@ -81,10 +83,12 @@ final class Dispatcher {
      * @param groups       resolution passes, run in a round after {@link GroupResolution#request()}
      * @param onIdle       called after a round or a slot ended, to let a stop under way complete
      * @param own          the runtime's own listener on the engine (claims need not be announced to it)
+     * @param releaseAtStop gives back a task claimed while a stop began, before its work started
      */
     Dispatcher(RuntimeContext ctx, Runnable housekeeping, GroupResolution groups, Preconditions preconditions, ResultWriter writer,
-               Runnable onIdle, TransitionListener own) {
+               Runnable onIdle, TransitionListener own, java.util.function.Consumer<Run<?, ?>> releaseAtStop) {
         this.ctx = ctx;
+        this.releaseAtStop = releaseAtStop;
         this.groups = groups;
         this.own = own;
         this.housekeeping = housekeeping;
@@ -220,6 +224,18 @@ final class Dispatcher {
         }
         // The runtime's own listener has nothing to do with a task entering a running state.
         if (ctx.kernel.hasListenersBesides(own)) for (Claimed c : claimed) ctx.kernel.announce(r.machine.name(), c.task(), c.entry());
+        if (!ctx.life.running()) {
+            // A stop began while the store claimed: nothing starts once a stop has begun, so the
+            // claimed tasks go back now (a halt leaves them to lease recovery, as a crash would).
+            for (Run<S, E> run : runs) {
+                try {
+                    if (!ctx.life.halted()) releaseAtStop.accept(run);
+                } finally {
+                    ctx.running.remove(run.id(), run);
+                }
+            }
+            return List.of();
+        }
         return runs;
     }
 

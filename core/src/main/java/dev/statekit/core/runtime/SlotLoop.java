@@ -122,8 +122,8 @@ final class SlotLoop {
         if (!ctx.life.running() || (yieldAt != null && !ctx.clock.now().isBefore(yieldAt))) return List.of();
         ctx.life.enter();
         try {
-            // A stop between the test above and this claim waits for it; the tasks it claims run
-            // (or are released at the end of the grace) like the others.
+            // A stop between the test above and this claim waits for it; the tasks it claims then
+            // are given back before they start (see Dispatcher#claimBatch).
             return ctx.life.running() ? dispatcher.claimBatch(r, ctx.clock.now(), size) : List.of();
         } catch (RuntimeException e) {
             log.warn("runtime {}: claim on queue {} failed: {}", ctx.owner, r.queue, e.toString());

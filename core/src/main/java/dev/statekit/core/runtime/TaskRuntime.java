@@ -116,7 +116,8 @@ public final class TaskRuntime implements AutoCloseable {
         List<Machine<?, ?>> resolved = new ArrayList<>(b.resolves);
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupResolution(ctx, resolved);
-        this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, writer, this::finishStopIfIdle, wakeups);
+        this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, writer, this::finishStopIfIdle, wakeups,
+                run -> releaseForShutdown(run));
         this.cancels = new Cancels(ctx);
         this.metrics = new MetricsReader(ctx);
         List<Machine<?, ?>> known = new ArrayList<>(resolved);
@@ -263,6 +264,14 @@ public final class TaskRuntime implements AutoCloseable {
     }
 
     private <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(Run<S, E> run) {
+        releaseForShutdown(ctx, run);
+    }
+
+    /**
+     * Gives {@code run}'s task back as a stop does: by the registration's release (or shutdown)
+     * rows, or leaves it to lease recovery when the machine has none; it leaves the running map when released.
+     */
+    static <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(RuntimeContext ctx, Run<S, E> run) {
         Settlement.Facts facts = new Settlement.Facts(run.task.record(), ctx.command(), ctx.clock.now(), ctx::nextRandom, () -> false);
         List<Settlement.Completion<S, E>> release = Settlement.settle(new Settlement.Shutdown(), run.reg.policy,
                 run.reg.backTo(run.task.state()), facts);

@@ -637,11 +637,12 @@ class TaskRuntimeTest {
     }
 
     /**
-     * A stop that comes while a claim is under way completes only after that claim and the work
-     * it took: no store call of the runtime outlives its stop (a host closes its connections then).
+     * A stop that comes while a claim is under way completes only after that claim, which gives
+     * back what it took before its work starts: no store call of the runtime outlives its stop (a
+     * host closes its connections then), and no work starts once a stop has begun.
      */
     @Test
-    void aStopDuringAClaimWaitsForTheClaimAndTheWorkItTook() throws Exception {
+    void aStopDuringAClaimWaitsForTheClaimWhichGivesItsTaskBack() throws Exception {
         InMemoryStore base = new InMemoryStore();
         java.util.concurrent.atomic.AtomicReference<Runnable> duringClaim = new java.util.concurrent.atomic.AtomicReference<>();
         dev.statekit.store.Store s = (dev.statekit.store.Store) java.lang.reflect.Proxy.newProxyInstance(
@@ -675,6 +676,7 @@ class TaskRuntimeTest {
         assertThat(stops).hasSize(1);
         assertThat(doneAtOnce).containsExactly(false);
         assertThat(stops.get(0)).isDone();
-        assertThat(e.find(Jobs.MACHINE, id).orElseThrow().state()).isEqualTo(Jobs.State.DONE);
+        assertThat(e.find(Jobs.MACHINE, id).orElseThrow().state()).isEqualTo(Jobs.State.QUEUED);
+        assertThat(e.history(id)).extracting(HistoryEntry::event).endsWith("START", "RELEASE");
     }
 }
