@@ -13,12 +13,15 @@ import dev.statekit.store.StatekitException;
 import dev.statekit.test.fixtures.Jobs;
 import java.io.InputStream;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -73,6 +76,98 @@ class MigrationToolsTest {
                 drop(pool, prefix);
             }
         }
+    }
+
+    /**
+     * The tables, columns, keys, indexes and sequences Flyway and Liquibase make from the shipped
+     * files are those the store makes itself, on which the store contract runs: described through
+     * the driver's metadata, the prefix taken out, the names the database gives unnamed
+     * constraints' indexes left aside.
+     */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void theSchemaEachToolMakesIsTheOneTheStoreMakesItself(Dialect dialect) throws Exception {
+        String own = Databases.uniquePrefix("own");
+        String fw = Databases.uniquePrefix("fw");
+        String lb = Databases.uniquePrefix("lb");
+        try (TestPool pool = Databases.pool(dialect)) {
+            try {
+                JdbcStore.builder(pool).tablePrefix(own).createSchemaIfMissing(true).build();
+                flyway(pool, dialect, fw, null).migrate();
+                liquibase(pool, changelog(dialect), lb, null);
+                List<String> made = describe(pool, own);
+                assertThat(made).as("the store's own schema").anyMatch(l -> l.startsWith("table tasks"))
+                        .anyMatch(l -> l.startsWith("index ")).anyMatch(l -> l.startsWith("sequence "));
+                assertThat(describe(pool, fw)).as("Flyway's").containsExactlyElementsOf(made);
+                assertThat(describe(pool, lb)).as("Liquibase's").containsExactlyElementsOf(made);
+            } finally {
+                drop(pool, own);
+                drop(pool, fw);
+                drop(pool, lb);
+            }
+        }
+    }
+
+    /** One sorted line per table, column, primary key column, index column and sequence of {@code prefix}, without the prefix. */
+    static List<String> describe(DataSource pool, String prefix) throws SQLException {
+        List<String> lines = new ArrayList<>();
+        Set<String> toolTables = Set.of("flyway_history", "changelog", "changelog_lock");
+        try (Connection c = pool.getConnection()) {
+            java.sql.DatabaseMetaData meta = c.getMetaData();
+            String p = meta.storesUpperCaseIdentifiers() ? prefix.toUpperCase(Locale.ROOT) : prefix;
+            String like = p.replace("_", meta.getSearchStringEscape() + "_") + "%";
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = meta.getTables(null, null, like, new String[] {"TABLE"})) {
+                while (rs.next()) {
+                    String name = rs.getString("TABLE_NAME");
+                    String bare = name.substring(p.length()).toLowerCase(Locale.ROOT);
+                    if (toolTables.contains(bare)) continue;
+                    lines.add("table " + bare);
+                    tables.add(name);
+                }
+            }
+            // the standard's view of sequences, which both databases have
+            try (java.sql.PreparedStatement ps = c.prepareStatement("select sequence_name from information_schema.sequences where sequence_name like ?")) {
+                ps.setString(1, like);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) lines.add("sequence " + rs.getString(1).substring(p.length()).toLowerCase(Locale.ROOT));
+                }
+            }
+            for (String table : tables) {
+                String bare = table.substring(p.length()).toLowerCase(Locale.ROOT);
+                try (ResultSet rs = meta.getColumns(null, null, table, "%")) {
+                    while (rs.next()) {
+                        lines.add("column " + bare + "." + rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT) + " " + rs.getString("TYPE_NAME")
+                                + "(" + rs.getInt("COLUMN_SIZE") + ") nullable=" + rs.getString("IS_NULLABLE") + " default="
+                                + withoutPrefix(rs.getString("COLUMN_DEF"), prefix));
+                    }
+                }
+                try (ResultSet rs = meta.getPrimaryKeys(null, null, table)) {
+                    while (rs.next()) lines.add("key " + bare + " " + rs.getShort("KEY_SEQ") + " " + rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+                }
+                try (ResultSet rs = meta.getIndexInfo(null, null, table, false, false)) {
+                    while (rs.next()) {
+                        String index = rs.getString("INDEX_NAME");
+                        if (index == null) continue;
+                        // A named index carries the prefix; the database names those of unnamed keys itself.
+                        // H2 names the index of a named constraint after it with a counter ("_INDEX_A"), which is left out.
+                        String name = index.toLowerCase(Locale.ROOT).startsWith(prefix.toLowerCase(Locale.ROOT))
+                                ? index.substring(prefix.length()).toLowerCase(Locale.ROOT).replaceFirst("_index_[0-9a-z]+$", "_index")
+                                : "(unnamed on " + bare + ")";
+                        lines.add("index " + name + " unique=" + !rs.getBoolean("NON_UNIQUE") + " " + rs.getShort("ORDINAL_POSITION") + " "
+                                + withoutPrefix(rs.getString("COLUMN_NAME"), prefix) + " " + rs.getString("ASC_OR_DESC") + " where "
+                                + withoutPrefix(rs.getString("FILTER_CONDITION"), prefix));
+                    }
+                }
+            }
+        }
+        lines.sort(null);
+        return lines;
+    }
+
+    private static @Nullable String withoutPrefix(@Nullable String text, String prefix) {
+        if (text == null) return null;
+        return Pattern.compile(Pattern.quote(prefix), Pattern.CASE_INSENSITIVE).matcher(text).replaceAll("<prefix>").toLowerCase(Locale.ROOT);
     }
 
     @ParameterizedTest
