@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Assumptions;
@@ -117,13 +118,28 @@ final class Databases {
     /** Drops every table and sequence of {@code prefix}. */
     static void drop(javax.sql.DataSource ds, String prefix) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-            for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups", "group_counts",
-                    "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes"}) {
-                s.execute("drop table if exists " + prefix + table);
-            }
-            for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {
-                s.execute("drop sequence if exists " + prefix + sequence);
-            }
+            for (String table : TABLES) s.execute("drop table if exists " + prefix + table);
+            for (String sequence : SEQUENCES) s.execute("drop sequence if exists " + prefix + sequence);
+        }
+    }
+
+    /** The tables of a store, {@code schema_version} last. */
+    static final List<String> TABLES = List.of("tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks",
+            "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes", "schema_version");
+    /** The sequences of a store. */
+    static final List<String> SEQUENCES = List.of("fifo_seq", "front_seq", "fencing_seq", "check_seq");
+
+    /**
+     * Empties the PostgreSQL tables of {@code prefix} as a store found them when it created them:
+     * every row gone but the schema's version, every sequence back at its start.
+     */
+    static void emptyPostgres(javax.sql.DataSource ds, String prefix) throws SQLException {
+        List<String> rows = new java.util.ArrayList<>();
+        for (String table : TABLES) if (!table.equals("schema_version")) rows.add(prefix + table);
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("set lock_timeout = '10s'");      // a connection a test left in a transaction fails this, not the run
+            s.execute("truncate table " + String.join(", ", rows) + " restart identity");
+            for (String sequence : SEQUENCES) s.execute("alter sequence " + prefix + sequence + " restart");
         }
     }
 }

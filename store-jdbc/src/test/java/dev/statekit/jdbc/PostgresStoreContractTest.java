@@ -2,21 +2,47 @@ package dev.statekit.jdbc;
 
 import dev.statekit.store.Store;
 import dev.statekit.store.tck.StoreContract;
+import java.sql.SQLException;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 
-/** The store contract on PostgreSQL: every store has tables of its own prefix, dropped when it is closed. */
+/**
+ * The store contract on PostgreSQL: every store has tables of its own prefix, which no other store
+ * uses while it is open. A closed store's tables are emptied (rows, sequences) and given to the
+ * next store, which finds them as a store finds the tables it just created: creating them is most
+ * of what a test costs the database. The tables left are dropped when the JVM exits.
+ */
 @AddLifecycleHook(SkipWithoutPostgres.class)
 class PostgresStoreContractTest extends StoreContract {
     private static final int MAX_PAYLOAD = 4096;
+    private static final Queue<String> EMPTIED = new ConcurrentLinkedQueue<>();
+    private static final Queue<String> MADE = new ConcurrentLinkedQueue<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (MADE.isEmpty()) return;
+            try (TestPool pool = Databases.postgres()) {
+                for (String prefix : MADE) Databases.drop(pool, prefix);
+            } catch (SQLException | RuntimeException e) {
+                System.err.println("the contract's tables were not all dropped: " + e);
+            }
+        }, "drop-contract-tables"));
+    }
+
     private final Map<Store, TestPool> pools = new ConcurrentHashMap<>();
 
     @Override
     protected Store newStore() {
         TestPool pool = Databases.postgres();
-        JdbcStore store = JdbcStore.builder(pool).tablePrefix(Databases.uniquePrefix("pg"))
-                .maxPayloadChars(MAX_PAYLOAD).createSchemaIfMissing(true).build();
+        String prefix = EMPTIED.poll();
+        if (prefix == null) {
+            prefix = Databases.uniquePrefix("pg");
+            MADE.add(prefix);
+        }
+        JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).maxPayloadChars(MAX_PAYLOAD).createSchemaIfMissing(true).build();
         pools.put(store, pool);
         return store;
     }
@@ -26,8 +52,12 @@ class PostgresStoreContractTest extends StoreContract {
         if (store == null) return;            // newStore() failed or was skipped
         TestPool pool = pools.remove(store);
         if (pool == null) return;
+        String prefix = ((JdbcStore) store).tablePrefix();
         try {
-            Databases.drop(pool, ((JdbcStore) store).tablePrefix());
+            Databases.emptyPostgres(pool, prefix);
+            EMPTIED.add(prefix);
+        } catch (SQLException e) {
+            System.err.println("tables " + prefix + "* not emptied, not used again: " + e);
         } finally {
             pool.close();
         }
