@@ -239,6 +239,17 @@ final class Dispatcher {
         return runs;
     }
 
+    /** Runs {@code action} holding {@code queue}'s claim turn: no claim of this runtime on the queue runs meanwhile. */
+    void withClaimTurn(String queue, Runnable action) {
+        ReentrantLock turn = claimTurns.computeIfAbsent(queue, q -> new ReentrantLock());
+        takeTurn(turn);
+        try {
+            action.run();
+        } finally {
+            turn.unlock();
+        }
+    }
+
     /**
      * Takes a queue's claim turn. A claim of the in-memory store takes microseconds, so a slot that
      * finds the turn taken first spins for about as long as one claim takes before it parks: parking

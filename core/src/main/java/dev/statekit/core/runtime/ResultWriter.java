@@ -97,6 +97,18 @@ final class ResultWriter {
         return (task, until) -> store.holdKey(task.queue(), RateLimit.keyOf(store.queue(task.queue()).rateLimit(), task), until);
     }
 
+    /**
+     * Holds the rate key of {@code run}'s task for the retry-after of a rate-limited answer, from
+     * {@code now}; called as the worker returns, before its end is settled (see {@link SlotLoop}).
+     */
+    void holdAtOnce(Run<?, ?> run, WorkResult.Snooze answer, Instant now) {
+        try {
+            holdKey.accept(run.task.record(), now.plus(answer.delay()));
+        } catch (RuntimeException e) {
+            log.warn("runtime {}: could not hold the rate key of task {}; only the task waits", owner, run.id(), e);
+        }
+    }
+
     /** Holds the rate key of the task of {@code d} until its wake time when its worker answered rate limited. */
     private void holdIfRateLimited(Ending<?, ?> d) {
         Settlement.Completion<?, ?> c = d.completion();

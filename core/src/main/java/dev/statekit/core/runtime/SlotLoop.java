@@ -76,6 +76,7 @@ final class SlotLoop {
             List<ResultWriter.Ending<S, E>> done = new ArrayList<>(batch.size());
             for (Run<S, E> run : batch) {
                 WorkResult result = work(run);
+                holdIfRateLimited(run, result);
                 Instant now = ctx.clock.now();
                 run.finished(now);
                 done.add(writer.settle(run, result, now));
@@ -100,6 +101,7 @@ final class SlotLoop {
                 Run<S, E> run = batch.get(i);
                 try {
                     WorkResult result = work(run);
+                    holdIfRateLimited(run, result);
                     Instant now = ctx.clock.now();
                     run.finished(now);
                     ResultWriter.Ending<S, E> done = writer.settle(run, result, now);
@@ -114,6 +116,18 @@ final class SlotLoop {
                 ctx.running.remove(batch.get(j).id(), batch.get(j));
                 ctx.completed.incrementAndGet();
             }
+        }
+    }
+
+    /**
+     * A rate-limited answer holds its rate key at once, under its queue's claim turn, before the
+     * run's end is timed: a claim of this runtime then either read the clock before that time or
+     * sees the hold, so no other task of the key starts here after the answer. (Another process's
+     * claim sees the hold once it is written.)
+     */
+    private void holdIfRateLimited(Run<?, ?> run, WorkResult result) {
+        if (result instanceof WorkResult.Snooze z && z.rateLimited() && !ctx.life.halted()) {
+            dispatcher.withClaimTurn(run.reg.queue, () -> writer.holdAtOnce(run, z, ctx.clock.now()));
         }
     }
 
