@@ -162,6 +162,35 @@ class DispatcherTest {
     }
 
     @Test
+    void aRateLimitedAnswerHoldsItsKeyBeforeTheRunsEndIsTimedSoNoLaterClaimStartsATaskOfTheKey() {
+        Worker<Jobs.State> limited = ctx -> {
+            worked.add(ctx.task().id());
+            return WorkResult.rateLimited(java.time.Duration.ofSeconds(30));
+        };
+        RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", limited));
+        long first = parts.enqueue(Jobs.MACHINE, "q");
+        java.time.Instant answered = parts.clock.now();
+        // writing the hold takes a second on the clock: the snooze is timed after it, not before
+        parts.spy.afterNext("holdKey", () -> parts.clock.advance(java.time.Duration.ofSeconds(1)));
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runAll();
+        assertThat(worked).containsExactly(first);
+        List<dev.statekit.core.StoreSpy.Call> holds = parts.spy.calls("holdKey");
+        assertThat(holds).as("held at once, then again with the snooze's write").hasSize(2);
+        assertThat(holds.get(0).args().get(2)).isEqualTo(answered.plusSeconds(30));
+        HistoryEntry snooze = parts.last(first);
+        assertThat(snooze.reason()).startsWith("rate limited; retry after");
+        assertThat(snooze.at()).as("timed after the hold was written").isEqualTo(answered.plusSeconds(1));
+
+        long second = parts.enqueue(Jobs.MACHINE, "q");
+        parts.clock.advance(java.time.Duration.ofSeconds(10));
+        dispatcher(ctx).requestDispatch();
+        parts.executor.runAll();
+        assertThat(worked).as("the key is held: nothing of it starts").containsExactly(first);
+        assertThat(parts.task(second).state()).isEqualTo("QUEUED");
+    }
+
+    @Test
     void aFailedClaimGivesItsSlotBackAndTheRoundEndsQuietly() {
         RuntimeContext ctx = parts.started("r", RuntimeParts.registration(Jobs.MACHINE, "q", worker));
         Dispatcher d = dispatcher(ctx);
