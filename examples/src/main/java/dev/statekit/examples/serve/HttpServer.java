@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What every request goes through, before its route:
  * <ul>
- *   <li>a body longer than {@link Limits#maxBody} is answered 413 (Jetty's {@link SizeLimitHandler});</li>
+ *   <li>a body longer than {@link Limits#maxBody} is answered 413: one declared longer after it is
+ *       read and dropped (up to {@value #DRAIN} bytes, so the connection stays open), one sent
+ *       without a length as soon as it passes the limit (Jetty's {@link SizeLimitHandler});</li>
  *   <li>at most {@link Limits#activeRequests} requests run at once; the others wait up to
  *       {@link Limits#queueWait} and are then answered 503 (Jetty's {@link QoSHandler}), so a flood
  *       of requests holds at most that many of the store's connections and never starves the
@@ -112,7 +114,7 @@ public final class HttpServer implements AutoCloseable {
         server.setErrorHandler(new JsonErrors(limits.maxBody()));
         SizeLimitHandler sizes = new SizeLimitHandler(limits.maxBody(), -1);
         sizes.setHandler(new Admission(new Dispatch(router, limits.maxBody()), limits));
-        server.setHandler(sizes);
+        server.setHandler(new DeclaredTooLarge(sizes, limits.maxBody()));
         server.setStopTimeout(2_000);
         try {
             server.start();
@@ -164,11 +166,45 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
+     * Answers 413 a body whose declared length is over the limit, after reading and dropping it when
+     * it is at most {@value #DRAIN} bytes: the connection then stays open, and a client still
+     * sending reads its answer instead of a connection reset. Jetty's own answer to such a length
+     * ({@link SizeLimitHandler}) takes only what has arrived and closes the connection on the rest.
+     */
+    /** The request attribute that says a body too large was read and dropped to its end. */
+    static final String READ_TO_ITS_END = "statekit.bodyReadToItsEnd";
+
+    private static final class DeclaredTooLarge extends Handler.Wrapper {
+        private final int maxBody;
+
+        DeclaredTooLarge(Handler next, int maxBody) {
+            super(next);
+            this.maxBody = maxBody;
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            long declared = request.getLength();
+            if (declared <= maxBody) return super.handle(request, response, callback);
+            if (declared <= DRAIN) {
+                try (InputStream in = Content.Source.asInputStream(request)) {
+                    in.skipNBytes(declared);
+                    request.setAttribute(READ_TO_ITS_END, Boolean.TRUE);
+                } catch (IOException | RuntimeException e) {
+                    // a client that stops sending (or goes away) gets its 413 all the same, if it is still there
+                    log.debug("the rest of a body too large was not read: {}", e.toString());
+                }
+            }
+            send(request, response, callback, tooLarge(maxBody).asReply());
+            return true;
+        }
+    }
+
+    /**
      * Answers every error Jetty raises itself (a body too large before it is read, a malformed
-     * request line, path or header) in the JSON error shape. A 413 reads and drops the rest of a
-     * body declared up to {@value #DRAIN} bytes first, so that a client still sending it reads its
-     * answer instead of a broken connection; a larger body is left unread, and the 413 closes the
-     * connection.
+     * request line, path or header) in the JSON error shape. A 413 here reads and drops the rest of a
+     * body declared up to {@value #DRAIN} bytes, what Jetty did not take already; a larger body is
+     * left unread, and the 413 closes the connection.
      */
     static final class JsonErrors extends ErrorHandler {
         private final int maxBody;
@@ -337,8 +373,8 @@ public final class HttpServer implements AutoCloseable {
             response.getHeaders().put("X-Frame-Options", "DENY");
         }
         response.getHeaders().put("Content-Length", String.valueOf(bytes.length));
-        // a body too large to read is left unread: the connection cannot carry another request
-        if (reply.status() == 413) response.getHeaders().put("Connection", "close");
+        // a body too large that was left unread: the connection cannot carry another request
+        if (reply.status() == 413 && request.getAttribute(READ_TO_ITS_END) == null) response.getHeaders().put("Connection", "close");
         if (request.getMethod().equalsIgnoreCase("HEAD")) {
             response.write(true, null, callback);
         } else {

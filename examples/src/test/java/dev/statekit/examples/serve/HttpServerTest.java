@@ -1,6 +1,7 @@
 package dev.statekit.examples.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -164,6 +165,27 @@ class HttpServerTest {
         String declared = raw("POST /items/3/note HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: 5000\r\nConnection: close\r\n\r\n" + "x".repeat(5000));
         assertThat(declared).startsWith("HTTP/1.1 413 ").contains("\"error_code\":\"PAYLOAD_TOO_LARGE\"");
+    }
+
+    @Test
+    void aBodyDeclaredTooLargeIsReadToItsEndBeforeThe413AndTheConnectionServesTheNextRequest() throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            java.io.OutputStream out = socket.getOutputStream();
+            out.write(("POST /items/3/note HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 5000\r\n\r\n" + "x".repeat(1000)).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            out.flush();
+            // the answer waits for the rest of the body: none comes while the client is still sending
+            socket.setSoTimeout(500);
+            assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(java.net.SocketTimeoutException.class);
+            out.write(("x".repeat(4000) + "GET /items/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            out.flush();
+            socket.setSoTimeout(30_000);
+            String answers = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(answers).startsWith("HTTP/1.1 413 ").contains("\"error_code\":\"PAYLOAD_TOO_LARGE\"");
+            assertThat(answers.indexOf("HTTP/1.1 200 ")).as("the next request on the same connection:\n" + answers)
+                    .isGreaterThan(answers.indexOf("HTTP/1.1 413 "));
+        }
     }
 
     /** Sends {@code request} as written on a socket of its own and returns the whole answer. */
