@@ -117,7 +117,7 @@ public final class TaskRuntime implements AutoCloseable {
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupResolution(ctx, resolved);
         this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, writer, this::finishStopIfIdle, wakeups,
-                run -> releaseForShutdown(run));
+                run -> releaseForShutdown(ctx, run));
         this.cancels = new Cancels(ctx);
         this.metrics = new MetricsReader(ctx);
         List<Machine<?, ?>> known = new ArrayList<>(resolved);
@@ -258,13 +258,9 @@ public final class TaskRuntime implements AutoCloseable {
     private void releaseRemaining() {
         for (Run<?, ?> run : ctx.running.values()) {
             run.signal(Run.StopReason.SHUTDOWN);
-            releaseForShutdown(run);
+            releaseForShutdown(ctx, run);
         }
         finishStopIfIdle();
-    }
-
-    private <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(Run<S, E> run) {
-        releaseForShutdown(ctx, run);
     }
 
     /**

@@ -165,15 +165,15 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /** The request attribute that says a body too large was read and dropped to its end. */
+    static final String READ_TO_ITS_END = "statekit.bodyReadToItsEnd";
+
     /**
      * Answers 413 a body whose declared length is over the limit, after reading and dropping it when
      * it is at most {@value #DRAIN} bytes: the connection then stays open, and a client still
      * sending reads its answer instead of a connection reset. Jetty's own answer to such a length
      * ({@link SizeLimitHandler}) takes only what has arrived and closes the connection on the rest.
      */
-    /** The request attribute that says a body too large was read and dropped to its end. */
-    static final String READ_TO_ITS_END = "statekit.bodyReadToItsEnd";
-
     private static final class DeclaredTooLarge extends Handler.Wrapper {
         private final int maxBody;
 
@@ -202,9 +202,8 @@ public final class HttpServer implements AutoCloseable {
 
     /**
      * Answers every error Jetty raises itself (a body too large before it is read, a malformed
-     * request line, path or header) in the JSON error shape. A 413 here reads and drops the rest of a
-     * body declared up to {@value #DRAIN} bytes, what Jetty did not take already; a larger body is
-     * left unread, and the 413 closes the connection.
+     * request line, path or header) in the JSON error shape. (A body declared too large is answered
+     * by {@link DeclaredTooLarge} before Jetty sees it.)
      */
     static final class JsonErrors extends ErrorHandler {
         private final int maxBody;
@@ -218,7 +217,6 @@ public final class HttpServer implements AutoCloseable {
             int status = response.getStatus();
             Object cause = request.getAttribute(ERROR_EXCEPTION);
             if (cause instanceof HttpException h) status = h.getCode();
-            if (status == 413) drain(request);
             send(request, response, callback, error(status, request.getAttribute(ERROR_MESSAGE)).asReply());
             return true;
         }
@@ -229,19 +227,6 @@ public final class HttpServer implements AutoCloseable {
             String code = status == 400 ? "BAD_REQUEST" : status == 404 ? "NOT_FOUND" : status >= 500 ? "INTERNAL_ERROR" : "HTTP_" + status;
             String message = reason == null ? HttpStatus.getMessage(status) : Router.truncate(reason.toString());
             return new ApiException(status, code, "the request cannot be answered: " + message);
-        }
-
-        /** Reads and drops the body of {@code request} (the original under Jetty's error request), if declared small enough. */
-        private static void drain(Request request) {
-            Request original = request instanceof Request.Wrapper w ? Request.unWrap(w) : request;
-            long declared = original.getLength();
-            if (declared < 0 || declared > DRAIN) return;
-            try (InputStream in = Content.Source.asInputStream(original)) {
-                in.skipNBytes(declared);
-            } catch (IOException | RuntimeException e) {
-                // a client that stops sending (or goes away) gets its 413 all the same, if it is still there
-                log.debug("the rest of a body too large was not read: {}", e.toString());
-            }
         }
     }
 
