@@ -77,7 +77,8 @@ class ReadDoKillTest {
             Response ready = api.awaitGet("/items/" + exported, r -> r.field("state").equals("READY"), WAIT);
             firstOwner = ready.field("processed_by");
             Response export = api.post("/items/" + exported + "/export", "{\"export_key\":\"card-v1\"}");
-            assertThat(export.json().path("written").asBoolean()).as(export.text()).isTrue();
+            assertThat(export.json().path("written").asBoolean())
+                    .as("%s; the item as the dashboard shows it: %s", export.text(), api.get("/ui/api/tasks/" + exported).text()).isTrue();
             file = export.field("file");
 
             for (int i = 1; i <= 4; i++) items.add(capture(api, "https://example.org/kill/item-" + i, "kill-" + i));
