@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * run PREFIX WORKERS BATCH   starts a runtime of no-op workers; answers "ready", then "completed N" as N grows
- * latency PREFIX WORKERS     starts a runtime whose workers print "started ID EPOCH_MICROS"; answers as run does
+ * latency PREFIX WORKERS     starts a runtime whose workers print "started ID EPOCH_MICROS NOTIFIED_MICROS" (when a
+ *                            listener of the node's own last heard a notification); answers as run does
  * groups PREFIX WORKERS RESOLVE POLL_MS
  *                            starts a runtime serving the pieces of Bench.BATCH's groups (resolving their groups
  *                            too when RESOLVE is "yes", polling every POLL_MS); prints "done ID PARENT EPOCH_MICROS"
@@ -52,6 +53,7 @@ public final class BenchNode {
             return t;
         });
         Bench.Runner runtime = null;
+        AutoCloseable watch = null;
         java.util.concurrent.ScheduledFuture<?> reporting = null;
         String line;
         while ((line = in.readLine()) != null) {
@@ -68,10 +70,13 @@ public final class BenchNode {
                 }
                 case "latency" -> {
                     JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    // a listener of its own, on a connection of its own, as the runtime's: when a notification arrives here
+                    java.util.concurrent.atomic.AtomicLong notified = new java.util.concurrent.atomic.AtomicLong();
+                    watch = store.watch(() -> notified.set(Bench.micros(Instant.now())));
                     Bench.Runner rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
                             Integer.parseInt(w[2]), 1, Duration.ofSeconds(30), ctx -> {
                                 long at = Bench.micros(Instant.now());
-                                out.println("started " + ctx.task().id() + " " + at);
+                                out.println("started " + ctx.task().id() + " " + at + " " + notified.get());
                                 return WorkResult.success();
                             });
                     rt.runtime().start();
@@ -108,6 +113,8 @@ public final class BenchNode {
                     reporting = null;
                     if (runtime != null) runtime.close();
                     runtime = null;
+                    if (watch != null) watch.close();
+                    watch = null;
                     out.println("stopped");
                 }
                 case "exit" -> {
