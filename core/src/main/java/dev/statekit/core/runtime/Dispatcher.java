@@ -5,6 +5,8 @@ import dev.statekit.core.Task;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
+import dev.statekit.store.ErrorCode;
+import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -205,22 +207,36 @@ final class Dispatcher {
                 r.options.starvationLimit());
         ReentrantLock turn = claimTurns.computeIfAbsent(r.queue, q -> new ReentrantLock());
         List<Claimed> claimed;
+        List<Run<S, E>> runs;
         takeTurn(turn);
         try {
-            claimed = ctx.store.claim(request);
+            try {
+                claimed = ctx.store.claim(request);
+            } catch (StatekitException e) {
+                // The store may have committed the claim and lost only its answer: its tasks would be
+                // leased here with no run, until their leases expire. The next housekeeping gives them back.
+                if (e.code() == ErrorCode.STORE_UNAVAILABLE) ctx.unheldLeases.set(true);
+                throw e;
+            }
+            if (claimed.isEmpty()) return List.of();
+            // Registered before the turn is given back: under the turn, a task leased here is either
+            // held by a run or by no one (LeaseRecovery#recoverUnheld).
+            runs = new ArrayList<>(claimed.size());
+            for (Claimed c : claimed) {
+                TaskRecord t = c.task();
+                S state = Objects.requireNonNull(r.machine.state(t.state()), "claimed task in unknown state");
+                Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()), ctx.clock);
+                ctx.running.put(t.id(), run);
+                runs.add(run);
+            }
         } finally {
             turn.unlock();
         }
-        if (claimed.isEmpty()) return List.of();
         ctx.events.claimed(r, claimed, now);
-        List<Run<S, E>> runs = new ArrayList<>(claimed.size());
-        for (Claimed c : claimed) {
-            TaskRecord t = c.task();
-            S state = Objects.requireNonNull(r.machine.state(t.state()), "claimed task in unknown state");
-            Run<S, E> run = new Run<>(r, new Task<>(state, t), Objects.requireNonNull(t.lease()), ctx.clock);
-            ctx.running.put(t.id(), run);
-            runs.add(run);
-            if (log.isDebugEnabled()) log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, t.id(), t.state(), t.attempts());
+        if (log.isDebugEnabled()) {
+            for (Claimed c : claimed) {
+                log.debug("runtime {} started task {} ({} attempt {})", ctx.owner, c.task().id(), c.task().state(), c.task().attempts());
+            }
         }
         // The runtime's own listener has nothing to do with a task entering a running state.
         if (ctx.kernel.hasListenersBesides(own)) for (Claimed c : claimed) ctx.kernel.announce(r.machine.name(), c.task(), c.entry());

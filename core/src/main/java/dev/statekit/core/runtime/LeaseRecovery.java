@@ -8,6 +8,7 @@ import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +75,31 @@ final class LeaseRecovery {
                         + ctx.owner, now);
             }
             if (!progress) return;
+        }
+    }
+
+    /**
+     * Gives back the tasks leased to this owner that no run of this runtime holds: those a claim
+     * took whose answer was lost (the store committed it, the runtime heard only that the store was
+     * unavailable), and those whose results could not be recorded. Each is recovered as an expired
+     * lease would be (by its machine's recovery policy, at its version as read), now instead of
+     * when its lease expires. Each is looked at again under its queue's claim turn, where a claim
+     * of this runtime has either not yet reached the store or holds what it claimed in a run.
+     *
+     * @param underClaimTurn runs an action holding a queue's claim turn
+     */
+    void recoverUnheld(BiConsumer<String, Runnable> underClaimTurn) {
+        Instant now = ctx.clock.now();
+        for (TaskRecord t : ctx.store.leasedBy(ctx.owner, Integer.MAX_VALUE)) {
+            Registration<?, ?> r = ctx.registrations.of(t);
+            if (r == null || ctx.running.containsKey(t.id())) continue;
+            underClaimTurn.accept(t.queue(), () -> {
+                if (ctx.running.containsKey(t.id())) return;
+                Lease lease = Objects.requireNonNull(t.lease());
+                log.info("task {} is leased to {} with no run holding it; recovering it", t.id(), ctx.owner);
+                recover(r, t, "lease " + lease.fencingToken() + " of " + ctx.owner + " held by no run (a claim's answer or a result was lost)",
+                        now);
+            });
         }
     }
 

@@ -137,8 +137,10 @@ final class ResultWriter {
      * {@link #WRITE_ATTEMPTS} times in all), and a failure left is logged, the tasks' leases left to
      * recovery. Writing a result again is safe: a result the store applied before its answer was lost
      * is turned down the second time because the lease it was written under is gone.
+     *
+     * @return false when a failure left the tasks' leases to recovery
      */
-    <S extends Enum<S>, E extends Enum<E>> void write(List<Ending<S, E>> done) {
+    <S extends Enum<S>, E extends Enum<E>> boolean write(List<Ending<S, E>> done) {
         try {
             List<Kernel.Fire<?, ?>> requests = new ArrayList<>(done.size());
             List<Ending<S, E>> fired = new ArrayList<>(done.size());
@@ -160,8 +162,10 @@ final class ResultWriter {
                 Outcome<S> o = (Outcome<S>) outcomes.get(i);
                 after(fired.get(i), o);
             }
+            return true;
         } catch (RuntimeException e) {
             log.warn("runtime {}: could not record the results of {} task(s); their leases will be recovered", owner, done.size(), e);
+            return false;
         }
     }
 

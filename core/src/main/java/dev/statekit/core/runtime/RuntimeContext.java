@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -57,6 +58,13 @@ final class RuntimeContext {
     /** The runs this runtime's workers hold, by task id: added by a claim, removed when the result is written or the run abandoned. */
     final ConcurrentHashMap<Long, Run<?, ?>> running = new ConcurrentHashMap<>();
     final AtomicLong completed = new AtomicLong();
+    /**
+     * Set when tasks may be leased to this owner with no run holding them: a claim the store may
+     * have committed although its answer was lost, or results that could not be recorded. The next
+     * housekeeping gives such tasks back ({@link LeaseRecovery#recoverUnheld}) instead of leaving
+     * them to wait for their leases to expire.
+     */
+    final AtomicBoolean unheldLeases = new AtomicBoolean();
     /** What the runtime reports of its work: the last minute's counts, and events to its listeners. */
     final RuntimeEvents events;
     private final SplittableRandom random;

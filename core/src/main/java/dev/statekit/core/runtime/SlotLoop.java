@@ -72,6 +72,7 @@ final class SlotLoop {
             runEach(batch);
             return;
         }
+        boolean unrecorded = false;
         try {
             List<ResultWriter.Ending<S, E>> done = new ArrayList<>(batch.size());
             for (Run<S, E> run : batch) {
@@ -81,12 +82,13 @@ final class SlotLoop {
                 run.finished(now);
                 done.add(writer.settle(run, result, now));
             }
-            if (!ctx.life.halted()) writer.write(done);
+            unrecorded = !ctx.life.halted() && !writer.write(done);
         } finally {
             for (Run<S, E> run : batch) {
                 ctx.running.remove(run.id(), run);
                 ctx.completed.incrementAndGet();
             }
+            if (unrecorded) ctx.unheldLeases.set(true);     // once no run holds them
         }
     }
 
@@ -99,16 +101,18 @@ final class SlotLoop {
         try {
             for (; i < batch.size(); i++) {
                 Run<S, E> run = batch.get(i);
+                boolean unrecorded = false;
                 try {
                     WorkResult result = work(run);
                     holdIfRateLimited(run, result);
                     Instant now = ctx.clock.now();
                     run.finished(now);
                     ResultWriter.Ending<S, E> done = writer.settle(run, result, now);
-                    if (!ctx.life.halted()) writer.write(List.of(done));
+                    unrecorded = !ctx.life.halted() && !writer.write(List.of(done));
                 } finally {
                     ctx.running.remove(run.id(), run);
                     ctx.completed.incrementAndGet();
+                    if (unrecorded) ctx.unheldLeases.set(true);     // once no run holds it
                 }
             }
         } finally {      // after a failure at i, the runs behind it leave too (their leases are left to recovery)

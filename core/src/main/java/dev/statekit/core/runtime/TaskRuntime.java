@@ -290,12 +290,20 @@ public final class TaskRuntime implements AutoCloseable {
     // --- housekeeping and wake-ups -----------------------------------------------------------
 
     /**
-     * Recovers expired leases, fires due waits, unblocks ready tasks, creates the due occurrences of
+     * Recovers expired leases and gives back tasks leased here with no run holding them, fires due waits, unblocks ready tasks, creates the due occurrences of
      * schedules, and sets the next wake-up; runs in a dispatch round.
      */
     private void housekeeping() {
         Instant now = ctx.clock.now();
         recovery.recoverExpired(now);
+        if (ctx.unheldLeases.getAndSet(false)) {
+            try {
+                recovery.recoverUnheld(dispatcher::withClaimTurn);
+            } catch (RuntimeException e) {
+                ctx.unheldLeases.set(true);     // the store is still away: the next housekeeping looks again
+                throw e;
+            }
+        }
         waits.fireDue(now);
         preconditions.unblockReady();
         groups.run();

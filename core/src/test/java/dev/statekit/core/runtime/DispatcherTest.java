@@ -367,4 +367,40 @@ class DispatcherTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(d::requestDispatch)
                 .isInstanceOf(java.util.concurrent.RejectedExecutionException.class);
     }
+
+    /**
+     * A task leased to this owner that no run holds is given back only under its queue's claim turn.
+     * A claim the store has answered holds the turn until its runs are registered, so a recovery
+     * that read the claim's task as leased, and came meanwhile, finds it held once it gets the turn
+     * and leaves it alone.
+     */
+    @Test
+    void aTaskOfAClaimUnderWayIsNotTakenForOneThatNoRunHolds() throws Exception {
+        Registration<Jobs.State, Jobs.Event> r = RuntimeParts.registration(Jobs.MACHINE, "q", worker);
+        RuntimeContext ctx = parts.started("r", r);
+        Dispatcher d = RuntimeParts.dispatcher(ctx, () -> { }, () -> { });
+        LeaseRecovery recovery = new LeaseRecovery(ctx);
+        long id = parts.enqueue(Jobs.MACHINE, "q");
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread recoverer = new Thread(() -> recovery.recoverUnheld(d::withClaimTurn), "recoverer");
+        recoverer.setUncaughtExceptionHandler((t, e) -> failures.add(e));
+        List<Thread.State> whileTheClaimAnswers = new ArrayList<>();
+        // The store has claimed the task and is answering: the recovery starts now and reads it as leased here.
+        parts.spy.afterNext("claim", () -> {
+            recoverer.start();
+            Thread.State state;
+            while ((state = recoverer.getState()) != Thread.State.WAITING && state != Thread.State.TERMINATED) Thread.onSpinWait();
+            whileTheClaimAnswers.add(state);
+        });
+        List<Run<Jobs.State, Jobs.Event>> runs = d.claimBatch(r, ctx.clock.now(), 1);
+        recoverer.join(10_000);
+
+        assertThat(whileTheClaimAnswers).as("the recovery waited for the claim's turn").containsExactly(Thread.State.WAITING);
+        assertThat(recoverer.isAlive()).isFalse();
+        assertThat(failures).isEmpty();
+        assertThat(runs).extracting(Run::id).containsExactly(id);
+        assertThat(parts.task(id).state()).isEqualTo("RUNNING");
+        assertThat(parts.task(id).lease().fencingToken()).isEqualTo(runs.get(0).lease().fencingToken());
+        assertThat(parts.events(id)).containsExactly("START");
+    }
 }

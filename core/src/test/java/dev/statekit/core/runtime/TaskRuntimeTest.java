@@ -679,4 +679,87 @@ class TaskRuntimeTest {
         assertThat(e.find(Jobs.MACHINE, id).orElseThrow().state()).isEqualTo(Jobs.State.QUEUED);
         assertThat(e.history(id)).extracting(HistoryEntry::event).endsWith("START", "RELEASE");
     }
+
+    /**
+     * A store that answers {@code STORE_UNAVAILABLE} to the first {@code times} calls of the methods
+     * whose names start with {@code method}: after making the call when {@code applied} (its answer
+     * lost), or without making it.
+     */
+    dev.statekit.store.Store unavailable(String method, int times, boolean applied) {
+        int[] left = {times};
+        return (dev.statekit.store.Store) java.lang.reflect.Proxy.newProxyInstance(dev.statekit.store.Store.class.getClassLoader(),
+                new Class<?>[] {dev.statekit.store.Store.class}, (proxy, m, args) -> {
+                    boolean fail = m.getName().startsWith(method) && left[0] > 0;
+                    if (fail) left[0]--;
+                    if (fail && !applied) throw new dev.statekit.store.StatekitException(dev.statekit.store.ErrorCode.STORE_UNAVAILABLE, "connection lost");
+                    Object result;
+                    try {
+                        result = m.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (fail) throw new dev.statekit.store.StatekitException(dev.statekit.store.ErrorCode.STORE_UNAVAILABLE, "the answer was lost");
+                    return result;
+                });
+    }
+
+    /**
+     * The store commits a claim and its answer is lost: the runtime never hears of the task it
+     * leased. The next housekeeping (one poll interval on) gives it back, and it runs, instead of
+     * waiting 30 seconds for its lease to expire.
+     */
+    @Test
+    void aTaskClaimedByAClaimWhoseAnswerWasLostGoesBackAtTheNextHousekeepingNotWhenItsLeaseExpires() {
+        TransitionEngine e = TransitionEngine.builder().store(unavailable("claim", 1, true)).clock(clock).build();
+        List<Long> ran = new ArrayList<>();
+        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
+                    ran.add(ctx.task().id());
+                    return WorkResult.success();
+                }, QueueOptions.defaults()).build();
+        long id = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
+        rt.start();
+        executor.runAll();
+        assertThat(task(id).state()).isEqualTo(Jobs.State.RUNNING);
+        assertThat(task(id).record().lease().owner()).isEqualTo("r1");
+        assertThat(ran).isEmpty();
+
+        clock.advance(Duration.ofSeconds(1));
+        executor.runAll();
+        assertThat(ran).containsExactly(id);
+        assertThat(task(id).state()).isEqualTo(Jobs.State.DONE);
+        assertThat(events(id)).containsExactly("START", "RELEASE", "START", "COMPLETE");
+        assertThat(e.history(id).get(1).reason()).contains("held by no run");
+        rt.stop(Duration.ZERO);
+        executor.runAll();
+    }
+
+    /**
+     * Results the store could not take, three times in a row: the task's lease is left to recovery,
+     * which gives it back at the next housekeeping that reaches the store, not when its lease expires.
+     */
+    @Test
+    void aTaskWhoseResultCouldNotBeRecordedGoesBackAtTheNextHousekeepingNotWhenItsLeaseExpires() {
+        TransitionEngine e = TransitionEngine.builder().store(unavailable("apply", ResultWriter.WRITE_ATTEMPTS, false))
+                .clock(clock).build();
+        List<Long> ran = new ArrayList<>();
+        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
+                    ran.add(ctx.task().id());
+                    return WorkResult.success();
+                }, QueueOptions.defaults()).build();
+        long id = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
+        rt.start();
+        executor.runAll();
+        assertThat(ran).containsExactly(id);
+        assertThat(task(id).state()).isEqualTo(Jobs.State.RUNNING);
+
+        clock.advance(Duration.ofSeconds(1));
+        executor.runAll();
+        assertThat(ran).containsExactly(id, id);
+        assertThat(task(id).state()).isEqualTo(Jobs.State.DONE);
+        assertThat(events(id)).containsExactly("START", "RELEASE", "START", "COMPLETE");
+        rt.stop(Duration.ZERO);
+        executor.runAll();
+    }
 }
