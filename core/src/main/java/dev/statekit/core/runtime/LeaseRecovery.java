@@ -4,6 +4,7 @@ import dev.statekit.core.Outcome;
 import dev.statekit.core.RunPolicy;
 
 import dev.statekit.store.Lease;
+import dev.statekit.store.StatekitException;
 import dev.statekit.store.TaskRecord;
 import java.time.Instant;
 import java.util.List;
@@ -87,20 +88,30 @@ final class LeaseRecovery {
      * of this runtime has either not yet reached the store or holds what it claimed in a run.
      *
      * @param underClaimTurn runs an action holding a queue's claim turn
+     * @return false when the store failed for some of them (they are left for the next call)
+     * @throws dev.statekit.store.StatekitException when the store cannot list them
      */
-    void recoverUnheld(BiConsumer<String, Runnable> underClaimTurn) {
+    boolean recoverUnheld(BiConsumer<String, Runnable> underClaimTurn) {
         Instant now = ctx.clock.now();
+        boolean all = true;
         for (TaskRecord t : ctx.store.leasedBy(ctx.owner, Integer.MAX_VALUE)) {
             Registration<?, ?> r = ctx.registrations.of(t);
             if (r == null || ctx.running.containsKey(t.id())) continue;
-            underClaimTurn.accept(t.queue(), () -> {
-                if (ctx.running.containsKey(t.id())) return;
-                Lease lease = Objects.requireNonNull(t.lease());
-                log.info("task {} is leased to {} with no run holding it; recovering it", t.id(), ctx.owner);
-                recover(r, t, "lease " + lease.fencingToken() + " of " + ctx.owner + " held by no run (a claim's answer or a result was lost)",
-                        now);
-            });
+            try {
+                underClaimTurn.accept(t.queue(), () -> {
+                    if (ctx.running.containsKey(t.id())) return;
+                    Lease lease = Objects.requireNonNull(t.lease());
+                    log.info("task {} is leased to {} with no run holding it; recovering it", t.id(), ctx.owner);
+                    recover(r, t, "lease " + lease.fencingToken() + " of " + ctx.owner
+                            + " held by no run (a claim's answer or a result was lost)", now);
+                });
+            } catch (StatekitException e) {
+                // one task's failure (the store away again) does not keep the others waiting for their leases
+                log.debug("runtime {}: task {} held by no run was not recovered this time: {}", ctx.owner, t.id(), e.getMessage());
+                all = false;
+            }
         }
+        return all;
     }
 
     /** Recovers {@code t}, whose holder is gone ({@code why}), by the settlement of its lost lease. */

@@ -297,11 +297,11 @@ public final class TaskRuntime implements AutoCloseable {
         Instant now = ctx.clock.now();
         recovery.recoverExpired(now);
         if (ctx.unheldLeases.getAndSet(false)) {
+            boolean all = false;
             try {
-                recovery.recoverUnheld(dispatcher::withClaimTurn);
-            } catch (RuntimeException e) {
-                ctx.unheldLeases.set(true);     // the store is still away: the next housekeeping looks again
-                throw e;
+                all = recovery.recoverUnheld(dispatcher::withClaimTurn);
+            } finally {
+                if (!all) ctx.unheldLeases.set(true);     // the store is still away: the next housekeeping looks again
             }
         }
         waits.fireDue(now);

@@ -762,4 +762,58 @@ class TaskRuntimeTest {
         rt.stop(Duration.ZERO);
         executor.runAll();
     }
+
+    /**
+     * Two tasks of a claim whose answer was lost; the store fails again while the first is given
+     * back. The second is given back all the same, and the first at the next housekeeping.
+     */
+    @Test
+    void aStoreFailureWhileGivingBackOneUnheldTaskDoesNotKeepTheOthersWaiting() {
+        boolean[] claimLost = {false};
+        boolean[] failNextWrite = {false};
+        dev.statekit.store.Store s = (dev.statekit.store.Store) java.lang.reflect.Proxy.newProxyInstance(
+                dev.statekit.store.Store.class.getClassLoader(), new Class<?>[] {dev.statekit.store.Store.class}, (proxy, m, args) -> {
+                    if (failNextWrite[0] && m.getName().startsWith("apply")) {
+                        failNextWrite[0] = false;
+                        throw new dev.statekit.store.StatekitException(dev.statekit.store.ErrorCode.STORE_UNAVAILABLE, "connection lost");
+                    }
+                    Object result;
+                    try {
+                        result = m.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (m.getName().equals("claim") && !claimLost[0]) {
+                        claimLost[0] = true;
+                        failNextWrite[0] = true;
+                        throw new dev.statekit.store.StatekitException(dev.statekit.store.ErrorCode.STORE_UNAVAILABLE, "the answer was lost");
+                    }
+                    return result;
+                });
+        TransitionEngine e = TransitionEngine.builder().store(s).clock(clock).build();
+        List<Long> ran = new ArrayList<>();
+        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).batchSize(2)
+                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
+                    ran.add(ctx.task().id());
+                    return WorkResult.success();
+                }, QueueOptions.defaults()).build();
+        long a = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
+        long b = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
+        rt.start();
+        executor.runAll();
+        assertThat(List.of(task(a).state(), task(b).state())).containsOnly(Jobs.State.RUNNING);
+        assertThat(ran).isEmpty();
+
+        clock.advance(Duration.ofSeconds(1));
+        executor.runAll();
+        assertThat(ran).hasSize(1);
+        assertThat(List.of(task(a).state(), task(b).state())).containsExactlyInAnyOrder(Jobs.State.DONE, Jobs.State.RUNNING);
+
+        clock.advance(Duration.ofSeconds(1));
+        executor.runAll();
+        assertThat(ran).containsExactlyInAnyOrder(a, b);
+        for (long id : List.of(a, b)) assertThat(events(id)).containsExactly("START", "RELEASE", "START", "COMPLETE");
+        rt.stop(Duration.ZERO);
+        executor.runAll();
+    }
 }
