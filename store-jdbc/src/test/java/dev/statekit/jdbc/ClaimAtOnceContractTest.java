@@ -124,11 +124,13 @@ class ClaimAtOnceContractTest {
             try (Connection c = db.pool().getConnection()) {
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement(sql.claimAtOnce(1, 1))) {
-                    int i = runnable(ps, 1, now);
+                    int i = 1;
                     ps.setString(i++, QUEUE);
                     ps.setArray(i++, c.createArrayOf("text", new String[] {RULE.from()}));
                     ps.setArray(i++, c.createArrayOf("text", new String[] {RULE.event()}));
                     ps.setArray(i++, c.createArrayOf("text", new String[] {RULE.to()}));
+                    i = runnable(ps, i, now);
+                    ps.setString(i++, QUEUE);
                     i = runnable(ps, i, now);
                     i = runnable(ps, i, now);
                     ps.setString(i++, OWNER);

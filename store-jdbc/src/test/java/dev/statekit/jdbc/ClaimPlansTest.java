@@ -59,16 +59,57 @@ class ClaimPlansTest {
             String probe = plan(c, sql.anyRunnable(1), runnable);
             assertThat(probe).as("the idle probe").contains(prefix + "tasks_claim_idx").doesNotContain("seq scan on " + tasks);
 
-            List<Object> params = new ArrayList<>(List.of(runnable));
-            params.add("q");
+            List<Object> params = new ArrayList<>(List.of("q"));
             params.add(new String[] {"READY"});
             params.add(new String[] {"START"});
             params.add(new String[] {"RUNNING"});
+            params.addAll(List.of(runnable));
+            params.add("q");
             params.addAll(List.of(runnable));
             params.addAll(List.of(runnable));
             params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
             String atOnce = plan(c, sql.claimAtOnce(1, 100), params.toArray());
             assertThat(atOnce).as("the at-once claim").contains(prefix + "tasks_claim_idx").doesNotContain("seq scan on " + tasks);
+        }
+    }
+
+    /**
+     * The at-once claim of an open queue reads the runnable range from its start once, for the
+     * claim itself: whether any task is runnable is then known from what the claim found. (While a
+     * transaction holds the xmin horizon, every such read passes the index entries of every task
+     * claimed since.) The read of a lower priority starts past the claim's priority.
+     */
+    @Test
+    void anOpenQueuesClaimReadsTheRunnableRangeFromItsStartOnce() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection c = db.pool().getConnection()) {
+            String prefix = db.store().tablePrefix();
+            String tasks = prefix + "tasks";
+            db.store().setConcurrency("q", 0);      // a queue row without a limit: open
+            try (Statement s = c.createStatement()) {
+                s.execute("insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
+                        + " attributes, created_at, updated_at, version, cancel_requested) select 'job', 1, 'READY', 'q', 0, g, 0, 0,"
+                        + " '{}', now(), now(), 1, false from generate_series(1, 50) g");
+                s.execute("analyze " + tasks);
+            }
+            Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
+            Object[] runnable = {"job", "q", "READY", NOW};
+            List<Object> params = new ArrayList<>(List.of("q"));
+            params.add(new String[] {"READY"});
+            params.add(new String[] {"START"});
+            params.add(new String[] {"RUNNING"});
+            params.addAll(List.of(runnable));
+            params.add("q");
+            params.addAll(List.of(runnable));
+            params.addAll(List.of(runnable));
+            params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
+            c.setAutoCommit(false);
+            String analyzed = plan(c, "(analyze, costs off, timing off) " + sql.claimAtOnce(1, 10), params.toArray());
+            c.rollback();
+            List<String> scans = analyzed.lines().filter(l -> l.contains("scan") && l.contains(prefix + "tasks_claim_idx")).toList();
+            assertThat(scans).as(analyzed).hasSize(3);
+            assertThat(scans.stream().filter(l -> l.contains("never executed"))).as(analyzed).hasSize(1);
+            assertThat(analyzed).contains("rows=10 loops=1");
         }
     }
 }

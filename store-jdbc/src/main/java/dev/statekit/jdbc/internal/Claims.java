@@ -33,7 +33,10 @@ import org.jspecify.annotations.Nullable;
  *       plain order of the runnable tasks is the claim order (one priority, nothing lower
  *       waiting); otherwise it claims nothing and the claim is made side by side, and the next
  *       {@value #SIDE_BY_SIDE_AFTER_MIXED} claims of the queue in this store go there directly.
- *       An idle queue's claim writes nothing: its commit waits for no disk.
+ *       It reads the runnable tasks from the start of the queue once (while a transaction holds
+ *       the xmin horizon, every read passes the index entries of every task claimed since), and
+ *       locks the queue's control row only once it found some. An idle queue's claim writes
+ *       nothing: its commit waits for no disk.
  *   <li><b>Side by side</b> (PostgreSQL, a queue without a concurrency limit): the claim locks
  *       the queue's control row against changes only (pausing, limits wait for it; other claims
  *       do not), reads the runnable tasks in claim order locking them and passing over those that
@@ -113,7 +116,7 @@ public final class Claims {
         List<Claimed> claimed = new ArrayList<>();
         boolean fallBack = false;
         try (PreparedStatement ps = c.prepareStatement(context.sql().claimAtOnce(states.size(), request.max()))) {
-            int i = bindRunnable(ps, 1, request, states);
+            int i = 1;
             ps.setString(i++, request.queue());
             String[][] arrays = {new String[rules.size()], new String[rules.size()], new String[rules.size()]};
             for (int r = 0; r < rules.size(); r++) {
@@ -122,8 +125,10 @@ public final class Claims {
                 arrays[2][r] = rules.get(r).to();
             }
             for (String[] array : arrays) ps.setArray(i++, c.createArrayOf("text", array));
-            i = bindRunnable(ps, i, request, states);
-            i = bindRunnable(ps, i, request, states);
+            i = bindRunnable(ps, i, request, states);      // the claim
+            ps.setString(i++, request.queue());
+            i = bindRunnable(ps, i, request, states);      // whether any is runnable, when the queue is not open
+            i = bindRunnable(ps, i, request, states);      // whether any of a lower priority is
             ps.setString(i++, request.owner());
             Rows.setInstant(ps, i++, expires);
             Rows.setInstant(ps, i++, now);

@@ -495,22 +495,30 @@ public final class Sql {
 
     private String buildClaimAtOnce(int states, int limit) {
         String runnable = " from " + tasks + " where " + runnableWhere(states);
+        String queue = "select paused, case when rate_limit > 0 or held_until is not null then greatest(concurrency, 1)"
+                + " else concurrency end as concurrency, skipped_lower from " + queues + " where name = ?";
         StringBuilder cols = new StringBuilder();
         for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
-        return "with p as (select (select 1" + runnable + firstInClaimOrder(states) + ") is not null as found),"
-                + " q as (select paused, case when rate_limit > 0 or held_until is not null then greatest(concurrency, 1)"
-                + " else concurrency end as concurrency, skipped_lower from " + queues + " where name = ? and (select found from p)"
-                + " for share),"
+        // The runnable range is read once: an idle queue's claim reads nothing else and locks nothing;
+        // the queue's row is locked (against pausing and limits) only once a task was found, and
+        // read again then. Whether any task is runnable is read apart only when the queue is
+        // paused, limited or missing, to say whether the claim must be made another way.
+        return "with q0 as (" + queue + "),"
+                + " o as (select exists (select 1 from q0 where not q0.paused and q0.concurrency = 0) as open),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
                 + " c as (select id, version, state, priority, sequence, greatest(updated_at, coalesce(not_before, updated_at)) as ready_at"
                 + runnable
-                + " and exists (select 1 from q where not q.paused and q.concurrency = 0)"
+                + " and (select open from o)"
                 + " order by priority desc, sequence, id limit " + limit + " for update skip locked),"
+                + " q as (" + queue + " and exists (select 1 from c) for share),"
+                + " p as (select case when (select open from o) then exists (select 1 from c)"
+                + " else (select 1" + runnable + firstInClaimOrder(states) + ") is not null end as found),"
                 + " g as (select (select count(distinct priority) from c) <= 1"
                 + " and (select 1" + runnable + " and priority < (select min(priority) from c)" + firstInClaimOrder(states) + ") is null"
-                + " and coalesce((select skipped_lower from q), 0) = 0 as ordered),"
+                + " and coalesce((select skipped_lower from q), (select skipped_lower from q0), 0) = 0 as ordered),"
                 + " k as (select c.id, c.version, c.state, r.event, r.to_state, c.ready_at, nextval('" + fencing + "') as token"
                 + " from c join r on r.from_state = c.state where (select ordered from g)"
+                + " and exists (select 1 from q where not q.paused and q.concurrency = 0)"
                 + " order by c.priority desc, c.sequence, c.id),"
                 + " u as (update " + tasks + " t set state = k.to_state, lease_owner = ?, lease_token = k.token,"
                 + " lease_expires_at = ?, attempts = t.attempts + 1, not_before = null,"
@@ -520,8 +528,9 @@ public final class Sql {
                 + " u.state, u.event, ?, ?, ?, u.updated_at, null, " + Rows.NO_HISTORY_ERROR + " from u),"
                 + " moved as (select id, parent_id, machine, from_state, state as to_state from u), "
                 + groups.marksOf("moved")
-                + " select " + cols + ", u.from_state, u.event, p.found, q.paused, q.concurrency, g.ordered, u.ready_at"
-                + " from p cross join g left join q on true left join u on true order by u.lease_token";
+                + " select " + cols + ", u.from_state, u.event, p.found, coalesce(q.paused, q0.paused), coalesce(q.concurrency, q0.concurrency),"
+                + " g.ordered, u.ready_at"
+                + " from p cross join g left join q0 on true left join q on true left join u on true order by u.lease_token";
     }
 
     /**
