@@ -2,6 +2,7 @@ package dev.statekit.core.runtime;
 
 import dev.statekit.core.Task;
 
+import dev.statekit.core.spi.Precondition;
 import dev.statekit.core.spi.TransitionListener;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.Claimed;
@@ -70,7 +71,7 @@ final class Dispatcher {
     private final SlotLoop loop;
     private final Runnable onIdle;
     private final TransitionListener own;
-    private final java.util.function.Consumer<Run<?, ?>> releaseAtStop;
+    private final java.util.function.BiConsumer<Run<?, ?>, Settlement.Cause> giveBack;
     private final AtomicInteger free;
     private final AtomicBoolean dispatchPending = new AtomicBoolean();
     private final AtomicBoolean housekeepingPending = new AtomicBoolean();
@@ -85,12 +86,13 @@ final class Dispatcher {
      * @param groups       resolution passes, run in a round after {@link GroupResolution#request()}
      * @param onIdle       called after a round or a slot ended, to let a stop under way complete
      * @param own          the runtime's own listener on the engine (claims need not be announced to it)
-     * @param releaseAtStop gives back a task claimed while a stop began, before its work started
+     * @param giveBack      gives back, for a cause, a task claimed before its work started: while a stop
+     *                      began, or whose precondition does not hold
      */
     Dispatcher(RuntimeContext ctx, Runnable housekeeping, GroupResolution groups, Preconditions preconditions, ResultWriter writer,
-               Runnable onIdle, TransitionListener own, java.util.function.Consumer<Run<?, ?>> releaseAtStop) {
+               Runnable onIdle, TransitionListener own, java.util.function.BiConsumer<Run<?, ?>, Settlement.Cause> giveBack) {
         this.ctx = ctx;
-        this.releaseAtStop = releaseAtStop;
+        this.giveBack = giveBack;
         this.groups = groups;
         this.own = own;
         this.housekeeping = housekeeping;
@@ -200,16 +202,24 @@ final class Dispatcher {
         return filled;
     }
 
-    /** Claims up to {@code size} tasks for a slot the caller holds; they are registered as running. */
-    <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant now, int size) {
+    /**
+     * Claims up to {@code size} tasks for a slot the caller holds; they are registered as running.
+     * The claim is made at {@code now} or, when the clock is later once the queue's claim turn is
+     * taken, at that time: a rate-limited answer holds its key under the turn, and a claim that
+     * waited for it must see the hold.
+     */
+    <S extends Enum<S>, E extends Enum<E>> List<Run<S, E>> claimBatch(Registration<S, E> r, Instant asked, int size) {
         int max = r.options.precondition() != null ? 1 : size;
-        ClaimRequest request = new ClaimRequest(r.machine.name(), r.queue, r.rules, ctx.owner, now, ctx.leaseDuration, max,
-                r.options.starvationLimit());
         ReentrantLock turn = claimTurns.computeIfAbsent(r.queue, q -> new ReentrantLock());
         List<Claimed> claimed;
         List<Run<S, E>> runs;
+        Instant now;
         takeTurn(turn);
         try {
+            Instant clock = ctx.clock.now();
+            now = clock.isAfter(asked) ? clock : asked;
+            ClaimRequest request = new ClaimRequest(r.machine.name(), r.queue, r.rules, ctx.owner, now, ctx.leaseDuration, max,
+                    r.options.starvationLimit());
             try {
                 claimed = ctx.store.claim(request);
             } catch (StatekitException e) {
@@ -245,14 +255,33 @@ final class Dispatcher {
             // claimed tasks go back now (a halt leaves them to lease recovery, as a crash would).
             for (Run<S, E> run : runs) {
                 try {
-                    if (!ctx.life.halted()) releaseAtStop.accept(run);
+                    if (!ctx.life.halted()) giveBack.accept(run, new Settlement.Shutdown());
                 } finally {
                     ctx.running.remove(run.id(), run);
                 }
             }
             return List.of();
         }
-        return runs;
+        Precondition precondition = r.options.precondition();
+        if (precondition == null) return runs;
+        // The tasks were looked at before the claim; one that became runnable in between was not.
+        // One whose precondition does not hold goes back before its work starts, and the next
+        // round's look blocks it.
+        List<Run<S, E>> ready = new ArrayList<>(runs.size());
+        for (Run<S, E> run : runs) {
+            String reason = precondition.blockedReason(run.task.record());
+            if (reason == null) {
+                ready.add(run);
+                continue;
+            }
+            try {
+                giveBack.accept(run, new Settlement.Unready(reason));
+            } finally {
+                ctx.running.remove(run.id(), run);
+            }
+        }
+        if (ready.size() < runs.size()) requestDispatch();
+        return ready;
     }
 
     /** Runs {@code action} holding {@code queue}'s claim turn: no claim of this runtime on the queue runs meanwhile. */

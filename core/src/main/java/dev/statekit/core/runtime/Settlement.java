@@ -46,6 +46,7 @@ import org.jspecify.annotations.Nullable;
  * Timeout                             as Result with a retryable TIMEOUT failure
  * Refused                             FAIL RESULT_REFUSED; then RELEASE: the release event, or back to backTo
  * Shutdown                            RELEASE: the release event, or back to backTo, the attempt given back; none
+ * Unready                             as Shutdown (the claimed task's precondition does not hold)
  *                                       without either
  * LeaseExpired                        CancelRequested's when a cancellation was requested; then
  *                                       AttemptsExhausted's when its attempts are used up (not with FAIL recovery),
@@ -77,7 +78,7 @@ final class Settlement {
     private Settlement() {}
 
     /** Why a run ends. */
-    sealed interface Cause permits Result, Timeout, Refused, Shutdown, LeaseExpired, AttemptsExhausted, Interrupted, CancelRequested {}
+    sealed interface Cause permits Result, Timeout, Refused, Shutdown, Unready, LeaseExpired, AttemptsExhausted, Interrupted, CancelRequested {}
 
     /**
      * The worker returned {@code result}. {@code stop} is why the worker was asked to stop, if it
@@ -104,6 +105,12 @@ final class Settlement {
 
     /** The runtime stopped past its grace while the worker still ran. */
     record Shutdown() implements Cause {}
+
+    /**
+     * A task claimed while its precondition did not hold ({@code reason}): it became runnable after
+     * the claim's look at the next tasks, and is given back before its work starts.
+     */
+    record Unready(String reason) implements Cause {}
 
     /**
      * The task's holder is gone: its lease expired, or this owner restarted ({@code why}).
@@ -224,6 +231,10 @@ final class Settlement {
         if (cause instanceof Refused r) return refused(r, p, backTo, f);
         if (cause instanceof Shutdown s) {
             return listOf(giveBack(s, Kind.RELEASE, p, backTo, f.base().reason("runtime stopping"), Adjustment.GIVE_BACK_ATTEMPT, null));
+        }
+        if (cause instanceof Unready u) {
+            return listOf(giveBack(u, Kind.RELEASE, p, backTo, f.base().reason("precondition does not hold: " + u.reason()),
+                    Adjustment.GIVE_BACK_ATTEMPT, null));
         }
         if (cause instanceof LeaseExpired l) return leaseExpired(l, p, backTo, f);
         if (cause instanceof AttemptsExhausted a) return List.of(exhausted(a, p, f));

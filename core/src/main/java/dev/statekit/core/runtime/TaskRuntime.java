@@ -117,7 +117,7 @@ public final class TaskRuntime implements AutoCloseable {
         for (Registration<?, ?> r : ctx.registrations.all()) if (!resolved.contains(r.machine)) resolved.add(r.machine);
         this.groups = new GroupResolution(ctx, resolved);
         this.dispatcher = new Dispatcher(ctx, this::housekeeping, groups, preconditions, writer, this::finishStopIfIdle, wakeups,
-                run -> releaseForShutdown(ctx, run));
+                (run, cause) -> giveBack(ctx, run, cause));
         this.cancels = new Cancels(ctx);
         this.metrics = new MetricsReader(ctx);
         List<Machine<?, ?>> known = new ArrayList<>(resolved);
@@ -268,13 +268,17 @@ public final class TaskRuntime implements AutoCloseable {
      * rows, or leaves it to lease recovery when the machine has none; it leaves the running map when released.
      */
     static <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(RuntimeContext ctx, Run<S, E> run) {
+        giveBack(ctx, run, new Settlement.Shutdown());
+    }
+
+    /** Gives {@code run}'s task back for {@code cause}, as {@link #releaseForShutdown} does. */
+    static <S extends Enum<S>, E extends Enum<E>> void giveBack(RuntimeContext ctx, Run<S, E> run, Settlement.Cause cause) {
         Settlement.Facts facts = new Settlement.Facts(run.task.record(), ctx.command(), ctx.clock.now(), ctx::nextRandom, () -> false);
-        List<Settlement.Completion<S, E>> release = Settlement.settle(new Settlement.Shutdown(), run.reg.policy,
-                run.reg.backTo(run.task.state()), facts);
+        List<Settlement.Completion<S, E>> release = Settlement.settle(cause, run.reg.policy, run.reg.backTo(run.task.state()), facts);
         if (release.isEmpty()) return;      // left to lease recovery
         Outcome<S> o = ResultWriter.apply(ctx.kernel, run.reg.machine, run.id(), release.get(0), 0);
         for (int i = 1; i < release.size() && !o.isApplied(); i++) o = ResultWriter.apply(ctx.kernel, run.reg.machine, run.id(), release.get(i), 0);
-        log.debug("released task {} at shutdown: {}", run.id(), o.isApplied() ? "applied" : o);
+        log.debug("gave back task {} ({}): {}", run.id(), cause, o.isApplied() ? "applied" : o);
         ctx.running.remove(run.id(), run);
     }
 

@@ -9,6 +9,8 @@ import dev.statekit.core.spi.WorkResult;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.HistoryEntry;
 import dev.statekit.test.fixtures.Jobs;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -113,5 +115,32 @@ class PreconditionsTest {
         assertThat(parts.task(small).state()).isEqualTo("BLOCKED");
         preconditions.unblockReady();                            // the next round goes on after it
         assertThat(parts.task(small).state()).isEqualTo("QUEUED");
+    }
+
+    /**
+     * A task that becomes runnable after the round looked at the next tasks, and before its claim,
+     * is claimed without that look: it goes back before its work starts, and the next round blocks it.
+     */
+    @Test
+    void aTaskCreatedBetweenTheLookAndTheClaimIsGivenBackAndThenBlocked() {
+        List<Long> worked = new ArrayList<>();
+        Registration<Jobs.State, Jobs.Event> recording = new Registration<>(Jobs.MACHINE, "q", c -> {
+            worked.add(c.task().id());
+            return WorkResult.success();
+        }, gated.options);
+        RuntimeContext ctx = parts.started("r", recording);
+        Dispatcher d = RuntimeParts.dispatcher(ctx, () -> { }, () -> { });
+        long[] big = {0};
+        parts.spy.afterNext("peek", () -> big[0] = enqueue("q", "big"));     // after the look, before the claim
+        d.requestDispatch();
+        parts.executor.runAll();
+
+        assertThat(worked).as("no work of a task whose precondition does not hold").isEmpty();
+        assertThat(parts.events(big[0])).containsExactly("START", "RELEASE", "BLOCK");
+        HistoryEntry release = parts.store.history(big[0]).get(1);
+        assertThat(release.reason()).isEqualTo("precondition does not hold: no room for a big file");
+        assertThat(parts.task(big[0]).state()).isEqualTo("BLOCKED");
+        assertThat(parts.task(big[0]).attempts()).as("the attempt given back").isZero();
+        assertThat(ctx.running).isEmpty();
     }
 }

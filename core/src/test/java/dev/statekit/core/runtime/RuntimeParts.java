@@ -86,7 +86,7 @@ public final class RuntimeParts {
     /** Returns a dispatcher of {@code ctx} with the runtime's own writer, which drops wake-ups. */
     static Dispatcher dispatcher(RuntimeContext ctx, Runnable housekeeping, Runnable onIdle) {
         return new Dispatcher(ctx, housekeeping, new GroupResolution(ctx, List.of()), new Preconditions(ctx), writer(ctx, at -> { }), onIdle, OWN,
-                run -> TaskRuntime.releaseForShutdown(ctx, run));
+                (run, cause) -> TaskRuntime.giveBack(ctx, run, cause));
     }
 
     /** Claims a batch of {@code r} as a worker slot of {@code ctx} would; the runs are registered as running. */

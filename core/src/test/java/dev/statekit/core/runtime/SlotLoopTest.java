@@ -172,7 +172,7 @@ class SlotLoopTest {
             return false;
         }, ctx::nextRandom, ResultWriter.holdsIn(ctx.store));
         Dispatcher d = new Dispatcher(ctx, () -> { }, new GroupResolution(ctx, List.of()), new Preconditions(ctx), writer,
-                () -> idleCalls++, RuntimeParts.OWN, run -> TaskRuntime.releaseForShutdown(ctx, run));
+                () -> idleCalls++, RuntimeParts.OWN, (run, cause) -> TaskRuntime.giveBack(ctx, run, cause));
         long busy = enqueue("q", "retry");          // a retry asks whether a cancellation was requested
         d.requestDispatch();
         parts.executor.runNext();
