@@ -40,6 +40,17 @@ class ClaimPlansTest {
         }
     }
 
+    /** The parameters of {@link Sql#claimAtOnce} for one claim rule READY -START-> RUNNING of queue q, in the order it binds them. */
+    private static Object[] atOnceParameters(Object[] runnable) {
+        List<Object> params = new ArrayList<>(List.of("q", new String[] {"READY"}, new String[] {"START"}, new String[] {"RUNNING"}));
+        params.addAll(List.of(runnable));      // the claim
+        params.add("q");                       // the queue's row, locked
+        params.addAll(List.of(runnable));      // whether any is runnable, when the queue is not open
+        params.addAll(List.of(runnable));      // whether any of a lower priority is
+        params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
+        return params.toArray();
+    }
+
     @Test
     void theFirstRunnableTaskIsReadThroughTheClaimIndex() throws Exception {
         Databases.requirePostgres();
@@ -59,16 +70,7 @@ class ClaimPlansTest {
             String probe = plan(c, sql.anyRunnable(1), runnable);
             assertThat(probe).as("the idle probe").contains(prefix + "tasks_claim_idx").doesNotContain("seq scan on " + tasks);
 
-            List<Object> params = new ArrayList<>(List.of("q"));
-            params.add(new String[] {"READY"});
-            params.add(new String[] {"START"});
-            params.add(new String[] {"RUNNING"});
-            params.addAll(List.of(runnable));
-            params.add("q");
-            params.addAll(List.of(runnable));
-            params.addAll(List.of(runnable));
-            params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
-            String atOnce = plan(c, sql.claimAtOnce(1, 100), params.toArray());
+            String atOnce = plan(c, sql.claimAtOnce(1, 100), atOnceParameters(runnable));
             assertThat(atOnce).as("the at-once claim").contains(prefix + "tasks_claim_idx").doesNotContain("seq scan on " + tasks);
         }
     }
@@ -94,17 +96,8 @@ class ClaimPlansTest {
             }
             Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
             Object[] runnable = {"job", "q", "READY", NOW};
-            List<Object> params = new ArrayList<>(List.of("q"));
-            params.add(new String[] {"READY"});
-            params.add(new String[] {"START"});
-            params.add(new String[] {"RUNNING"});
-            params.addAll(List.of(runnable));
-            params.add("q");
-            params.addAll(List.of(runnable));
-            params.addAll(List.of(runnable));
-            params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
             c.setAutoCommit(false);
-            String analyzed = plan(c, "(analyze, costs off, timing off) " + sql.claimAtOnce(1, 10), params.toArray());
+            String analyzed = plan(c, "(analyze, costs off, timing off) " + sql.claimAtOnce(1, 10), atOnceParameters(runnable));
             c.rollback();
             List<String> scans = analyzed.lines().filter(l -> l.contains("scan") && l.contains(prefix + "tasks_claim_idx")).toList();
             assertThat(scans).as(analyzed).hasSize(3);

@@ -258,20 +258,16 @@ public final class TaskRuntime implements AutoCloseable {
     private void releaseRemaining() {
         for (Run<?, ?> run : ctx.running.values()) {
             run.signal(Run.StopReason.SHUTDOWN);
-            releaseForShutdown(ctx, run);
+            giveBack(ctx, run, new Settlement.Shutdown());
         }
         finishStopIfIdle();
     }
 
     /**
-     * Gives {@code run}'s task back as a stop does: by the registration's release (or shutdown)
-     * rows, or leaves it to lease recovery when the machine has none; it leaves the running map when released.
+     * Gives {@code run}'s task back for {@code cause} (a stop, an unready precondition): by the
+     * registration's release (or shutdown) rows, or leaves it to lease recovery when the machine has
+     * none; it leaves the running map when released.
      */
-    static <S extends Enum<S>, E extends Enum<E>> void releaseForShutdown(RuntimeContext ctx, Run<S, E> run) {
-        giveBack(ctx, run, new Settlement.Shutdown());
-    }
-
-    /** Gives {@code run}'s task back for {@code cause}, as {@link #releaseForShutdown} does. */
     static <S extends Enum<S>, E extends Enum<E>> void giveBack(RuntimeContext ctx, Run<S, E> run, Settlement.Cause cause) {
         Settlement.Facts facts = new Settlement.Facts(run.task.record(), ctx.command(), ctx.clock.now(), ctx::nextRandom, () -> false);
         List<Settlement.Completion<S, E>> release = Settlement.settle(cause, run.reg.policy, run.reg.backTo(run.task.state()), facts);

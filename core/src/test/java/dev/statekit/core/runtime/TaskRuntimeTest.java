@@ -704,6 +704,19 @@ class TaskRuntimeTest {
     }
 
     /**
+     * A runtime "r1" on {@code e} with one worker, claiming {@code batchSize} tasks at a time (0: adaptive
+     * batches), whose worker adds each task it runs to {@code ran}.
+     */
+    TaskRuntime recording(TransitionEngine e, int batchSize, List<Long> ran) {
+        TaskRuntimeBuilder b = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1)
+                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
+                    ran.add(ctx.task().id());
+                    return WorkResult.success();
+                }, QueueOptions.defaults());
+        return (batchSize > 0 ? b.batchSize(batchSize) : b).build();
+    }
+
+    /**
      * The store commits a claim and its answer is lost: the runtime never hears of the task it
      * leased. The next housekeeping (one poll interval on) gives it back, and it runs, instead of
      * waiting 30 seconds for its lease to expire.
@@ -712,11 +725,7 @@ class TaskRuntimeTest {
     void aTaskClaimedByAClaimWhoseAnswerWasLostGoesBackAtTheNextHousekeepingNotWhenItsLeaseExpires() {
         TransitionEngine e = TransitionEngine.builder().store(unavailable("claim", 1, true)).clock(clock).build();
         List<Long> ran = new ArrayList<>();
-        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
-                    ran.add(ctx.task().id());
-                    return WorkResult.success();
-                }, QueueOptions.defaults()).build();
+        TaskRuntime rt = recording(e, 0, ran);
         long id = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
         rt.start();
         executor.runAll();
@@ -743,11 +752,7 @@ class TaskRuntimeTest {
         TransitionEngine e = TransitionEngine.builder().store(unavailable("apply", ResultWriter.WRITE_ATTEMPTS, false))
                 .clock(clock).build();
         List<Long> ran = new ArrayList<>();
-        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).leaseDuration(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
-                    ran.add(ctx.task().id());
-                    return WorkResult.success();
-                }, QueueOptions.defaults()).build();
+        TaskRuntime rt = recording(e, 0, ran);
         long id = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
         rt.start();
         executor.runAll();
@@ -792,11 +797,7 @@ class TaskRuntimeTest {
                 });
         TransitionEngine e = TransitionEngine.builder().store(s).clock(clock).build();
         List<Long> ran = new ArrayList<>();
-        TaskRuntime rt = TaskRuntime.builder(e).owner("r1").executor(executor).workers(1).batchSize(2)
-                .leaseDuration(Duration.ofSeconds(30)).pollInterval(Duration.ofSeconds(1)).register(Jobs.MACHINE, "q", ctx -> {
-                    ran.add(ctx.task().id());
-                    return WorkResult.success();
-                }, QueueOptions.defaults()).build();
+        TaskRuntime rt = recording(e, 2, ran);
         long a = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
         long b = e.create(Jobs.MACHINE, TaskSpec.defaults().queue("q")).task().id();
         rt.start();
