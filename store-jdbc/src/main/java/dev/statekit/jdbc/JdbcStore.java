@@ -1,5 +1,6 @@
 package dev.statekit.jdbc;
 
+import dev.statekit.jdbc.internal.ClaimHints;
 import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.JdbcParts;
@@ -36,6 +37,7 @@ import dev.statekit.store.TaskRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -96,22 +98,23 @@ public final class JdbcStore implements Store {
 
     JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks) {
         this(JdbcContext.of(new Jdbc(dataSource, hooks == null ? null : hooks::current), dialect, tablePrefix, maxPayloadChars),
-                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow);
+                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow, new ClaimHints());
     }
 
-    private JdbcStore(JdbcContext context, Dialect dialect, String tablePrefix, int maxPayloadChars, Consumer<Runnable> afterCommit) {
+    private JdbcStore(JdbcContext context, Dialect dialect, String tablePrefix, int maxPayloadChars, Consumer<Runnable> afterCommit,
+            ClaimHints hints) {
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
         this.maxPayloadChars = maxPayloadChars;
         this.context = context;
         this.afterCommit = afterCommit;
-        this.parts = new JdbcParts(context);
+        this.parts = new JdbcParts(context, hints);
     }
 
     /** Returns this store working on {@code enlistment}'s connection, telling it what to run after the commit. */
     JdbcStore enlisted(Enlistment enlistment) {
         return new JdbcStore(JdbcContext.of(new Jdbc(context.jdbc().dataSource(), enlistment::open), dialect, tablePrefix, maxPayloadChars),
-                dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit);
+                dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit, parts.hints);
     }
 
     /**
@@ -185,7 +188,9 @@ public final class JdbcStore implements Store {
 
     @Override
     public CreateResult create(NewTask spec) {
-        return parts.inserts.create(spec);
+        CreateResult result = parts.inserts.create(spec);
+        afterCommit.accept(() -> parts.hints.placed(result.task()));
+        return result;
     }
 
     /**
@@ -197,7 +202,11 @@ public final class JdbcStore implements Store {
      */
     @Override
     public List<CreateResult> createAll(List<NewTask> specs) {
-        return parts.inserts.createAll(specs);
+        List<CreateResult> results = parts.inserts.createAll(specs);
+        afterCommit.accept(() -> {
+            for (CreateResult r : results) parts.hints.placed(r.task());
+        });
+        return results;
     }
 
     @Override
@@ -213,7 +222,21 @@ public final class JdbcStore implements Store {
 
     @Override
     public ApplyResult applyAll(List<Change> changes) {
-        return parts.writes.applyAll(changes);
+        try {
+            return parts.writes.applyAll(changes);
+        } finally {
+            placed(changes);
+        }
+    }
+
+    /**
+     * Tells the claims where {@code changes} may have left runnable tasks, once they are committed;
+     * also after a failure, since the commit's answer may be what was lost.
+     */
+    private void placed(List<Change> changes) {
+        List<TaskRecord> next = new ArrayList<>(changes.size());
+        for (Change change : changes) next.add(change.next());
+        afterCommit.accept(() -> parts.hints.placed(next));
     }
 
     /**
@@ -225,7 +248,11 @@ public final class JdbcStore implements Store {
      */
     @Override
     public List<ApplyResult> applyEach(List<Change> changes) {
-        return parts.writes.applyEach(changes);
+        try {
+            return parts.writes.applyEach(changes);
+        } finally {
+            placed(changes);
+        }
     }
 
     // --- read -------------------------------------------------------------------------------
@@ -304,7 +331,11 @@ public final class JdbcStore implements Store {
 
     @Override
     public boolean reorder(long taskId, int priority, long sequence) {
-        return parts.metadata.reorder(taskId, priority, sequence);
+        try {
+            return parts.metadata.reorder(taskId, priority, sequence);
+        } finally {
+            afterCommit.accept(parts.hints::forgetAll);
+        }
     }
 
     @Override
@@ -352,7 +383,11 @@ public final class JdbcStore implements Store {
      */
     @Override
     public ApplyResult applyAll(List<Change> changes, List<GroupWrite> groups) {
-        return parts.groupWrites.applyAll(changes, groups);
+        try {
+            return parts.groupWrites.applyAll(changes, groups);
+        } finally {
+            afterCommit.accept(parts.hints::forgetAll);       // a group written may hold or release tasks
+        }
     }
 
     /** {@inheritDoc} The group row and its counts are read in one statement. */
@@ -377,7 +412,9 @@ public final class JdbcStore implements Store {
     @Override
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
-        return parts.resolutions.resolve(ownerMachines, max, resolver);
+        GroupPass pass = parts.resolutions.resolve(ownerMachines, max, resolver);
+        if (!pass.changes().isEmpty() || !pass.groups().isEmpty()) afterCommit.accept(parts.hints::forgetAll);
+        return pass;
     }
 
     @Override
@@ -495,7 +532,9 @@ public final class JdbcStore implements Store {
     /** {@inheritDoc} Due schedules are locked ({@code SKIP LOCKED} on PostgreSQL: concurrent passes take different ones). */
     @Override
     public SchedulePass fireSchedules(Collection<String> machines, Instant now, int max, ScheduleFirer firer) {
-        return parts.schedules.fire(machines, now, max, firer);
+        SchedulePass pass = parts.schedules.fire(machines, now, max, firer);
+        afterCommit.accept(() -> parts.hints.placed(pass.created()));
+        return pass;
     }
 
     // --- processes ----------------------------------------------------------------------------

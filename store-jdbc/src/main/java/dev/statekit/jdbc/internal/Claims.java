@@ -65,13 +65,15 @@ public final class Claims {
 
     private final JdbcContext context;
     private final QueueTable queues;
+    private final ClaimHints hints;
     /** Per queue, how many more claims go side by side without trying the at-once statement. */
     private final Map<String, Integer> mixed = new ConcurrentHashMap<>();
 
-    /** Creates the claims of one store. */
-    public Claims(JdbcContext context, QueueTable queues) {
+    /** Creates the claims of one store, which tells {@code hints} what its writes place. */
+    public Claims(JdbcContext context, QueueTable queues, ClaimHints hints) {
         this.context = context;
         this.queues = queues;
+        this.hints = hints;
     }
 
     /** Claims as {@link dev.statekit.store.Store#claim} describes; logs the tasks claimed at DEBUG. */
@@ -81,7 +83,7 @@ public final class Claims {
         boolean atOnce = context.ops().claimsSideBySide() && withoutEffects(request)
                 && mixed.computeIfPresent(request.queue(), (q, n) -> n > 1 ? n - 1 : null) == null;
         if (atOnce) {
-            claimed = context.jdbc().transaction(doing, null, c -> atOnce(c, request));
+            claimed = atOnce(doing, request);
             if (claimed == null) mixed.put(request.queue(), SIDE_BY_SIDE_AFTER_MIXED);
         }
         if (claimed == null) {
@@ -103,11 +105,54 @@ public final class Claims {
     }
 
     /**
-     * Claims with {@link Sql#claimAtOnce}; returns null when the claim must be made another way:
-     * the queue has no row or has a limit, the plain order is not the claim order, or a claimed
-     * row cannot be read (then the statement is rolled back).
+     * Claims at once, from the queue's {@link ClaimHints start} when it has one, else from its first
+     * entry (and then reads when the queue's next delayed task is due); returns null when the claim
+     * must be made another way.
      */
-    private @Nullable List<Claimed> atOnce(Connection c, ClaimRequest request) throws SQLException {
+    private @Nullable List<Claimed> atOnce(String doing, ClaimRequest request) {
+        List<String> states = ClaimCandidates.states(request);
+        long began = System.nanoTime();
+        ClaimHints.Pass pass = hints.begin(request.machine(), request.queue(), states, request.now(), began);
+        boolean ended = false;
+        try {
+            ClaimHints.Key start = pass.start();
+            Instant[] due = new Instant[1];
+            List<Claimed> claimed = context.jdbc().transaction(doing, null, c -> {
+                List<Claimed> got = atOnce(c, request, start);
+                if (start == null && got != null) due[0] = nextDue(c, request, states);
+                return got;
+            });
+            if (claimed != null) {
+                ClaimHints.Key last = null;
+                for (Claimed t : claimed) {
+                    ClaimHints.Key key = ClaimHints.Key.of(t.task());
+                    if (last == null || key.compareTo(last) > 0) last = key;
+                }
+                hints.end(pass, last, start == null ? System.nanoTime() - began : -1, due[0], began);
+                ended = true;
+            }
+            return claimed;
+        } finally {
+            if (!ended) hints.abandon(pass);
+        }
+    }
+
+    private @Nullable Instant nextDue(Connection c, ClaimRequest request, List<String> states) throws SQLException {
+        return Jdbc.queryOne(c, context.sql().nextDue(states.size()), ps -> {
+            int i = 1;
+            ps.setString(i++, request.machine());
+            for (String s : states) ps.setString(i++, s);
+            Rows.setInstant(ps, i, request.now());
+        }, rs -> Rows.getInstant(rs, 1));
+    }
+
+    /**
+     * Claims with {@link Sql#claimAtOnce}, or {@link Sql#claimAtOnceFrom} when {@code start} is
+     * given; returns null when the claim must be made another way: the queue has no row or has a
+     * limit, the plain order is not the claim order, or a claimed row cannot be read (then the
+     * statement is rolled back).
+     */
+    private @Nullable List<Claimed> atOnce(Connection c, ClaimRequest request, ClaimHints.@Nullable Key start) throws SQLException {
         List<String> states = ClaimCandidates.states(request);
         List<ClaimRule> rules = new ArrayList<>(states.size());
         for (String state : states) rules.add(Objects.requireNonNull(request.ruleFor(state)));
@@ -115,7 +160,9 @@ public final class Claims {
         Instant expires = Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration())));
         List<Claimed> claimed = new ArrayList<>();
         boolean fallBack = false;
-        try (PreparedStatement ps = c.prepareStatement(context.sql().claimAtOnce(states.size(), request.max()))) {
+        String text = start == null ? context.sql().claimAtOnce(states.size(), request.max())
+                : context.sql().claimAtOnceFrom(states.size(), request.max());
+        try (PreparedStatement ps = c.prepareStatement(text)) {
             int i = 1;
             ps.setString(i++, request.queue());
             String[][] arrays = {new String[rules.size()], new String[rules.size()], new String[rules.size()]};
@@ -126,6 +173,13 @@ public final class Claims {
             }
             for (String[] array : arrays) ps.setArray(i++, c.createArrayOf("text", array));
             i = bindRunnable(ps, i, request, states);      // the claim
+            if (start != null) {                            // from the start, then the lower priorities
+                ps.setInt(i++, start.priority());
+                ps.setLong(i++, start.sequence());
+                ps.setLong(i++, start.id());
+                i = bindRunnable(ps, i, request, states);
+                ps.setInt(i++, start.priority());
+            }
             ps.setString(i++, request.queue());
             i = bindRunnable(ps, i, request, states);      // whether any is runnable, when the queue is not open
             i = bindRunnable(ps, i, request, states);      // whether any of a lower priority is

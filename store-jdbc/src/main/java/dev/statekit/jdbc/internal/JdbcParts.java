@@ -34,14 +34,18 @@ public final class JdbcParts {
     /** The store's counts of history by time bucket. */
     public final ActivityReads activity;
 
-    /** Builds the parts over {@code context}. */
-    public JdbcParts(JdbcContext context) {
+    /** Where the store's at-once claims start reading, told what its writes place. */
+    public final ClaimHints hints;
+
+    /** Builds the parts over {@code context}, sharing {@code hints} with every store on the same tables in this process. */
+    public JdbcParts(JdbcContext context, ClaimHints hints) {
+        this.hints = hints;
         this.inserts = new TaskInserts(context);
         this.reads = new TaskReads(context);
         this.writes = new TaskWrites(context, reads);
         this.metadata = new TaskMetadata(context);
         this.queues = new QueueTable(context);
-        this.claims = new Claims(context, queues);
+        this.claims = new Claims(context, queues, hints);
         this.purges = new Purges(context);
         this.groupWrites = new GroupWrites(context, writes, inserts);
         this.resolutions = new Resolutions(context, writes, inserts);

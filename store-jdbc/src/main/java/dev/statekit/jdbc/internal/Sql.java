@@ -42,7 +42,7 @@ public final class Sql {
      */
     private final String tasksByLease;
     private final String tasksByDue;
-    /** The texts of {@link #claimAtOnce}, by number of states and limit: built once, not at every claim. */
+    /** The texts of {@link #claimAtOnce}, by number of states, limit and start: built once, not at every claim. */
     private final java.util.Map<Long, String> atOnce = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Inserts a task; PostgreSQL ignores a repeated creation key and returns (id, sequence) of a new row. */
@@ -490,10 +490,22 @@ public final class Sql {
      * expiry, now (the claim); the history's source, actor and reason.
      */
     public String claimAtOnce(int states, int limit) {
-        return atOnce.computeIfAbsent((long) states << 32 | limit, k -> buildClaimAtOnce(states, limit));
+        return atOnce.computeIfAbsent((long) states << 32 | limit, k -> buildClaimAtOnce(states, limit, false));
     }
 
-    private String buildClaimAtOnce(int states, int limit) {
+    /**
+     * As {@link #claimAtOnce}, reading the runnable tasks from a start key instead of from the
+     * queue's first one: the tasks of the start's priority from its (sequence, id) on, then those
+     * of lower priorities. The candidates' parameters (machine, queue, the states, now) are followed
+     * by the start's priority, sequence and id, then given again, followed by the start's priority.
+     * The entries of the tasks claimed before the start, which vacuum may not yet have removed, are
+     * not read.
+     */
+    public String claimAtOnceFrom(int states, int limit) {
+        return atOnce.computeIfAbsent(1L << 62 | (long) states << 32 | limit, k -> buildClaimAtOnce(states, limit, true));
+    }
+
+    private String buildClaimAtOnce(int states, int limit, boolean from) {
         String runnable = " from " + tasks + " where " + runnableWhere(states);
         String queue = "select paused, case when rate_limit > 0 or held_until is not null then greatest(concurrency, 1)"
                 + " else concurrency end as concurrency, skipped_lower from " + queues + " where name = ?";
@@ -506,10 +518,7 @@ public final class Sql {
         return "with q0 as (" + queue + "),"
                 + " o as (select exists (select 1 from q0 where not q0.paused and q0.concurrency = 0) as open),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
-                + " c as (select id, version, state, priority, sequence, greatest(updated_at, coalesce(not_before, updated_at)) as ready_at"
-                + runnable
-                + " and (select open from o)"
-                + " order by priority desc, sequence, id limit " + limit + " for update skip locked),"
+                + (from ? claimFrom(runnable, limit) : " c as (" + candidates(runnable, "", limit) + "),")
                 + " q as (" + queue + " and exists (select 1 from c) for share),"
                 + " p as (select case when (select open from o) then exists (select 1 from c)"
                 + " else (select 1" + runnable + firstInClaimOrder(states) + ") is not null end as found),"
@@ -531,6 +540,24 @@ public final class Sql {
                 + " select " + cols + ", u.from_state, u.event, p.found, coalesce(q.paused, q0.paused), coalesce(q.concurrency, q0.concurrency),"
                 + " g.ordered, u.ready_at"
                 + " from p cross join g left join q0 on true left join q on true left join u on true order by u.lease_token";
+    }
+
+    /** The at-once claim's candidates: {@code range} narrows the runnable ones. */
+    private static String candidates(String runnable, String range, int limit) {
+        return "select id, version, state, priority, sequence, greatest(updated_at, coalesce(not_before, updated_at)) as ready_at"
+                + runnable + range + " and (select open from o)"
+                + " order by priority desc, sequence, id limit " + limit + " for update skip locked";
+    }
+
+    /**
+     * The candidates from a start key: its priority's range from the key on, then the lower
+     * priorities, each read in claim order from its first entry. PostgreSQL reads the second
+     * range only while the first has given fewer than {@code limit} rows, and locks only what it reads.
+     */
+    private static String claimFrom(String runnable, int limit) {
+        return " c1 as (" + candidates(runnable, " and priority = ? and (sequence, id) >= (?, ?)", limit) + "),"
+                + " c2 as (" + candidates(runnable, " and priority < ?", limit) + "),"
+                + " c as (select * from c1 union all select * from c2 limit " + limit + "),";
     }
 
     /**
