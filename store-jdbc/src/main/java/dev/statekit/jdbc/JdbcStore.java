@@ -96,9 +96,10 @@ public final class JdbcStore implements Store {
     private final JdbcParts parts;
     private final Consumer<Runnable> afterCommit;
 
-    JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks) {
+    JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks,
+            ClaimHints hints) {
         this(JdbcContext.of(new Jdbc(dataSource, hooks == null ? null : hooks::current), dialect, tablePrefix, maxPayloadChars),
-                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow, new ClaimHints());
+                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow, hints);
     }
 
     private JdbcStore(JdbcContext context, Dialect dialect, String tablePrefix, int maxPayloadChars, Consumer<Runnable> afterCommit,

@@ -1,5 +1,6 @@
 package dev.statekit.jdbc;
 
+import dev.statekit.jdbc.internal.ClaimHints;
 import dev.statekit.jdbc.internal.DataSourceCheck;
 import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.Schema;
@@ -8,6 +9,7 @@ import dev.statekit.store.ErrorCode;
 import dev.statekit.store.StatekitException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,6 +31,7 @@ public final class JdbcStoreBuilder {
     private int maxPayloadChars = JdbcStore.DEFAULT_MAX_PAYLOAD_CHARS;
     private boolean createSchemaIfMissing;
     private @Nullable TransactionHooks transactions;
+    private Duration claimsReadFromFirstEvery = ClaimHints.MIN_FULL_EVERY;
 
     JdbcStoreBuilder(DataSource dataSource) {
         this.dataSource = dataSource;
@@ -120,6 +123,15 @@ public final class JdbcStoreBuilder {
      *                                  {@link ErrorCode#STORE_FAILURE} when the tables are missing, at an
      *                                  older version or at a newer one, the message saying which and what to run
      */
+    /**
+     * Sets the least time between two at-once claims of a queue that read it from its first entry
+     * (see {@link ClaimHints}); the tests use it to make every other claim read on from the last one.
+     */
+    JdbcStoreBuilder claimsReadFromFirstEvery(Duration every) {
+        this.claimsReadFromFirstEvery = Objects.requireNonNull(every, "every");
+        return this;
+    }
+
     public JdbcStore build() {
         List<String> problems = new ArrayList<>();
         String prefixProblem = Schema.checkPrefix(tablePrefix);
@@ -168,6 +180,6 @@ public final class JdbcStoreBuilder {
             log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
         }
         DataSourceCheck.warnIfReopening(dataSource, chosen);
-        return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars, transactions);
+        return new JdbcStore(dataSource, chosen, tablePrefix, maxPayloadChars, transactions, new ClaimHints(claimsReadFromFirstEvery));
     }
 }

@@ -42,7 +42,8 @@ class PostgresStoreContractTest extends StoreContract {
             prefix = Databases.uniquePrefix("pg");
             MADE.add(prefix);
         }
-        JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).maxPayloadChars(MAX_PAYLOAD).createSchemaIfMissing(true).build();
+        JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).maxPayloadChars(MAX_PAYLOAD).createSchemaIfMissing(true)
+                .claimsReadFromFirstEvery(java.time.Duration.ofHours(1)).build();
         pools.put(store, pool);
         return store;
     }

@@ -19,6 +19,7 @@ import dev.statekit.store.Store;
 import dev.statekit.store.TaskQuery;
 import dev.statekit.store.TaskRecord;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -38,7 +39,7 @@ import org.jspecify.annotations.Nullable;
 final class ScriptModel {
 
     /** One step of a script; {@code pick} chooses among the tasks the step applies to, modulo their number. */
-    sealed interface Step permits Create, Touch, Claim, Finish, Retry, Renew, Front {}
+    sealed interface Step permits Create, Touch, Claim, Finish, Retry, Delay, Wait, Renew, Front {}
 
     /** Creates a task; {@code key} below 0 means no idempotency key. */
     record Create(int priority, int key) implements Step {}
@@ -55,6 +56,12 @@ final class ScriptModel {
     /** Returns a leased task to the claimable state, releasing its lease. */
     record Retry(int pick) implements Step {}
 
+    /** Returns a leased task to the claimable state, to be run no sooner than {@code seconds} from now. */
+    record Delay(int pick, int seconds) implements Step {}
+
+    /** Lets {@code seconds} pass: the time of the claims that follow. */
+    record Wait(int seconds) implements Step {}
+
     /** Renews a lease, with its token or a wrong one. */
     record Renew(int pick, boolean wrongToken) implements Step {}
 
@@ -70,10 +77,12 @@ final class ScriptModel {
         Arbitrary<Step> claim = Arbitraries.integers().between(1, 3).map(Claim::new);
         Arbitrary<Step> finish = pick.map(Finish::new);
         Arbitrary<Step> retry = pick.map(Retry::new);
+        Arbitrary<Step> delay = Combinators.combine(pick, Arbitraries.integers().between(1, 3)).as(Delay::new);
+        Arbitrary<Step> wait = Arbitraries.integers().between(1, 3).map(Wait::new);
         Arbitrary<Step> renew = Combinators.combine(pick, flag).as(Renew::new);
         Arbitrary<Step> front = pick.map(Front::new);
         return Arbitraries.oneOf(List.of(create, create, create, touch, touch, claim, claim, claim, finish, finish, retry,
-                renew, front));
+                delay, wait, renew, front));
     }
 
     /** What the model knows of one task. */
@@ -84,6 +93,7 @@ final class ScriptModel {
         String state = READY;
         long version;
         @Nullable Long token;
+        @Nullable Instant notBefore;
 
         Known(long id, int priority, long sequence) {
             this.id = id;
@@ -97,14 +107,21 @@ final class ScriptModel {
 
     private final Store store;
     private final int limit;
+    private final int priorities;
     private final TreeMap<Long, Known> tasks = new TreeMap<>();
     private final Map<String, Long> keys = new HashMap<>();
     private long lastToken = -1;
+    private Instant now = T0;
 
-    ScriptModel(Store store, int limit) {
+    /**
+     * A model of a queue with a concurrency limit of {@code limit} (0 is a queue whose row says it
+     * has none, below 0 a queue that has no row) whose tasks have up to {@code priorities} priorities.
+     */
+    ScriptModel(Store store, int limit, int priorities) {
         this.store = store;
         this.limit = limit;
-        if (limit > 0) store.setConcurrency(QUEUE, limit);
+        this.priorities = priorities;
+        if (limit >= 0) store.setConcurrency(QUEUE, limit);
     }
 
     void run(List<Step> script) {
@@ -114,6 +131,8 @@ final class ScriptModel {
             else if (step instanceof Claim c) claim(c);
             else if (step instanceof Finish f) release(f.pick(), DONE);
             else if (step instanceof Retry r) release(r.pick(), READY);
+            else if (step instanceof Delay d) delay(d);
+            else if (step instanceof Wait w) now = now.plusSeconds(w.seconds());
             else if (step instanceof Renew r) renew(r);
             else if (step instanceof Front f) front(f);
             List<Known> held = held();
@@ -139,7 +158,8 @@ final class ScriptModel {
 
     private void create(Create step) {
         String key = step.key() < 0 ? null : "key-" + step.key();
-        CreateResult r = store.create(StoreContract.spec().priority(step.priority()).key(key).build());
+        int priority = step.priority() % priorities;
+        CreateResult r = store.create(StoreContract.spec().priority(priority).key(key).build());
         Long known = key == null ? null : keys.get(key);
         if (known != null) {
             assertThat(r.created()).isFalse();
@@ -150,7 +170,7 @@ final class ScriptModel {
         assertThat(r.created()).isTrue();
         assertThat(r.task().version()).isZero();
         assertThat(tasks).doesNotContainKey(r.task().id());
-        tasks.put(r.task().id(), new Known(r.task().id(), step.priority(), r.task().sequence()));
+        tasks.put(r.task().id(), new Known(r.task().id(), priority, r.task().sequence()));
         if (key != null) keys.put(key, r.task().id());
     }
 
@@ -173,13 +193,15 @@ final class ScriptModel {
 
     private void claim(Claim step) {
         List<Known> runnable = new ArrayList<>();
-        for (Known k : tasks.values()) if (k.state.equals(READY) && k.token == null) runnable.add(k);
+        for (Known k : tasks.values()) {
+            if (k.state.equals(READY) && k.token == null && (k.notBefore == null || !k.notBefore.isAfter(now))) runnable.add(k);
+        }
         runnable.sort(CLAIM_ORDER);
         int room = limit > 0 ? Math.min(step.max(), limit - held().size()) : step.max();
         List<Long> expected = new ArrayList<>();
         for (int i = 0; i < Math.min(room, runnable.size()); i++) expected.add(runnable.get(i).id);
 
-        List<TaskRecord> claimed = StoreContract.tasksOf(store.claim(StoreContract.claimOf(OWNER, T0, LEASE, step.max(), 0)));
+        List<TaskRecord> claimed = StoreContract.tasksOf(store.claim(StoreContract.claimOf(OWNER, now, LEASE, step.max(), 0)));
         assertThat(StoreContract.ids(claimed)).as("claimed by %s", step).isEqualTo(expected);
         for (TaskRecord t : claimed) {
             Known k = Objects.requireNonNull(tasks.get(t.id()));
@@ -191,7 +213,20 @@ final class ScriptModel {
             k.state = RUNNING;
             k.version++;
             k.token = lease.fencingToken();
+            k.notBefore = null;
         }
+    }
+
+    private void delay(Delay step) {
+        Known k = pick(held(), step.pick());
+        if (k == null) return;
+        Instant notBefore = now.plusSeconds(step.seconds());
+        ApplyResult r = store.apply(StoreContract.change(stored(k.id), b -> b.state(READY).lease(null).notBefore(notBefore), null));
+        assertThat(r).isEqualTo(ApplyResult.APPLIED);
+        k.state = READY;
+        k.version++;
+        k.token = null;
+        k.notBefore = notBefore;
     }
 
     private void release(int pickIndex, String to) {

@@ -323,14 +323,32 @@ public abstract class StoreContract extends ContractFixtures {
      * Any script of creations, changes, claims, renewals, moves to the front and completions keeps
      * what a model predicts: claims in priority and FIFO order up to the limit, version equal to
      * history length with an unbroken chain, at most one lease per task with tokens that only grow,
-     * and every task created still there.
+     * and every task created still there. Delays and the passing of time are part of the scripts, and
+     * the queue has a concurrency limit, a row that says it has none, or no row, and its tasks one
+     * priority or several.
      */
-    @Property(tries = 40)
+    @Property(tries = 60)
     public void anyScriptKeepsVersionsHistoriesLeasesAndTasks(@ForAll("scripts") List<ScriptModel.Step> script,
-                                                               @ForAll @IntRange(min = 0, max = 3) int limit) throws Exception {
+                                                               @ForAll @IntRange(min = -1, max = 3) int limit,
+                                                               @ForAll @IntRange(min = 1, max = 3) int priorities) throws Exception {
         Store s = newStore();
         try {
-            new ScriptModel(s, limit).run(script);
+            new ScriptModel(s, limit, priorities).run(script);
+        } finally {
+            closeStore(s);
+        }
+    }
+
+    /**
+     * The same on a queue whose row says it has no limit, with tasks of one priority: the case a
+     * store may serve its fastest way (the JDBC store on PostgreSQL claims at once, each claim
+     * reading on from where the last one stopped), with claims following each other closely.
+     */
+    @Property(tries = 40)
+    public void anyScriptOnAnOpenQueueOfOnePriorityKeepsTheSame(@ForAll("longScripts") List<ScriptModel.Step> script) throws Exception {
+        Store s = newStore();
+        try {
+            new ScriptModel(s, 0, 1).run(script);
         } finally {
             closeStore(s);
         }
@@ -339,5 +357,10 @@ public abstract class StoreContract extends ContractFixtures {
     @Provide
     public Arbitrary<List<ScriptModel.Step>> scripts() {
         return ScriptModel.steps().list().ofMinSize(1).ofMaxSize(30);
+    }
+
+    @Provide
+    public Arbitrary<List<ScriptModel.Step>> longScripts() {
+        return ScriptModel.steps().list().ofMinSize(20).ofMaxSize(60);
     }
 }

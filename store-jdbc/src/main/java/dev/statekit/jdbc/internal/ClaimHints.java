@@ -31,18 +31,30 @@ import org.jspecify.annotations.Nullable;
  * way while such a write commits does not move the start past the written task. What the store does
  * not see (tasks other processes make runnable behind the start, a creation that commits after
  * tasks behind it were claimed, a task another claim had locked and gave back) is found by a claim
- * that reads from the first entry at least every {@link #fullEvery} (a quarter of a second, or 20
- * times what the last such claim took, whichever is longer).
+ * that reads from the first entry at least every quarter of a second, or 20 times what the last
+ * such claim took, whichever is longer.
  *
  * <p>Thread-safe: each queue's state is guarded by its own lock.
  */
 public final class ClaimHints {
-    /** The least time between two claims of a queue that read from its first entry. */
-    static final Duration MIN_FULL_EVERY = Duration.ofMillis(250);
+    /** The least time between two claims of a queue that read from its first entry, by default. */
+    public static final Duration MIN_FULL_EVERY = Duration.ofMillis(250);
     /** How many times the last read from the first entry took passes before the next one. */
     static final int FULL_COST_FACTOR = 20;
 
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+    private final Duration minFullEvery;
+
+    /** Hints whose claims read from the first entry at least every {@link #MIN_FULL_EVERY} or 20 times what the last such read took. */
+    public ClaimHints() {
+        this(MIN_FULL_EVERY);
+    }
+
+    /** Hints whose claims read from the first entry at least every {@code minFullEvery} or 20 times what the last such read took. */
+    public ClaimHints(Duration minFullEvery) {
+        if (minFullEvery.isNegative()) throw new IllegalArgumentException("minFullEvery is negative: " + minFullEvery);
+        this.minFullEvery = minFullEvery;
+    }
 
     /** A task's place in claim order: priority descending, then sequence and id ascending. */
     public record Key(int priority, long sequence, long id) implements Comparable<Key> {
@@ -132,9 +144,9 @@ public final class ClaimHints {
     }
 
     /** How long claims read from a start after a claim that read from the first entry and took {@code fullNanos}. */
-    static Duration fullEvery(long fullNanos) {
+    Duration fullEvery(long fullNanos) {
         Duration scaled = Duration.ofNanos(Math.min(fullNanos, Long.MAX_VALUE / FULL_COST_FACTOR) * FULL_COST_FACTOR);
-        return scaled.compareTo(MIN_FULL_EVERY) > 0 ? scaled : MIN_FULL_EVERY;
+        return scaled.compareTo(minFullEvery) > 0 ? scaled : minFullEvery;
     }
 
     /**
