@@ -1,0 +1,168 @@
+package dev.statekit.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.statekit.jdbc.internal.Sql;
+import dev.statekit.store.ApplyResult;
+import dev.statekit.store.Attributes;
+import dev.statekit.store.Change;
+import dev.statekit.store.ClaimRequest;
+import dev.statekit.store.ClaimRule;
+import dev.statekit.store.Claimed;
+import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.NewTask;
+import dev.statekit.store.TaskRecord;
+import dev.statekit.store.TriggerSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL's at-once claims read on from the last task claimed: while a transaction holds the
+ * xmin horizon, a claim from that start passes none of the entries the claims before it left in
+ * the claim index, which a claim from the queue's first entry reads one by one; and a task another
+ * process makes runnable behind the start is still claimed.
+ */
+class ClaimStartTest {
+    private static final Instant NOW = Instant.parse("2031-04-05T13:30:00Z");
+    private static final ClaimRule START = new ClaimRule("READY", "START", "RUNNING");
+
+    /** The parameters of the at-once claim of one rule READY -START-> RUNNING of queue q, from {@code start} when given. */
+    private static Object[] parameters(long... start) {
+        Object[] runnable = {"job", "q", "READY", NOW};
+        List<Object> params = new ArrayList<>(List.of("q", new String[] {"READY"}, new String[] {"START"}, new String[] {"RUNNING"}));
+        params.addAll(List.of(runnable));
+        if (start.length > 0) {
+            params.addAll(List.of((int) start[0], start[1], start[2]));
+            params.addAll(List.of(runnable));
+            params.add((int) start[0]);
+        }
+        params.add("q");
+        params.addAll(List.of(runnable));
+        params.addAll(List.of(runnable));
+        params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
+        return params.toArray();
+    }
+
+    /** What a run of a claim statement read: its plan, and the claim index entries it read. */
+    private record Read(String plan, long entries) {}
+
+    /** Runs {@code sql} under EXPLAIN ANALYZE, rolled back; returns its plan and how many claim index entries it read. */
+    private static Read analyzed(Connection c, String index, String sql, Object... params) throws Exception {
+        c.setAutoCommit(false);
+        long before = returned(c, index);
+        try (PreparedStatement ps = c.prepareStatement("explain (analyze, costs off, timing off) " + sql)) {
+            for (int i = 0; i < params.length; i++) {
+                Object p = params[i];
+                if (p instanceof String[] array) ps.setArray(i + 1, c.createArrayOf("text", array));
+                else if (p instanceof Instant at) ps.setTimestamp(i + 1, Timestamp.from(at));
+                else ps.setObject(i + 1, p);
+            }
+            List<String> lines = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) lines.add(rs.getString(1));
+            }
+            return new Read(String.join("\n", lines).toLowerCase(Locale.ROOT), returned(c, index) - before);
+        } finally {
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** The entries the index scans of {@code index} returned, as this connection's statistics not yet reported count them. */
+    private static long returned(Connection c, String index) throws Exception {
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select pg_stat_get_xact_tuples_returned('" + index + "'::regclass)")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    void whileTheXminIsHeldAClaimFromTheStartPassesNoneOfTheEntriesEarlierClaimsLeft() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection c = db.pool().getConnection();
+             Connection holder = db.pool().getConnection()) {
+            String prefix = db.store().tablePrefix();
+            String tasks = prefix + "tasks";
+            db.store().setConcurrency("q", 0);      // a queue row without a limit: open
+            try (Statement s = c.createStatement()) {
+                s.execute("insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
+                        + " attributes, created_at, updated_at, version, cancel_requested) select 'job', 1, 'READY', 'q', 0, g, 0, 0,"
+                        + " '{}', now(), now(), 1, false from generate_series(1, 2010) g");
+                s.execute("analyze " + tasks);
+            }
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("select txid_current()");           // from here on vacuum keeps every row version
+            }
+            try (Statement s = c.createStatement()) {        // 2,000 tasks claimed, as claims would
+                s.execute("update " + tasks + " set state = 'RUNNING', lease_owner = 'w', lease_token = id, version = 2"
+                        + " where sequence <= 2000");
+            }
+            long next = db.queryLong("select id from {p}tasks where sequence = 2001");
+            Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
+
+            String index = prefix + "tasks_claim_idx";
+            Read first = analyzed(c, index, sql.claimAtOnce(1, 10), parameters());
+            Read from = analyzed(c, index, sql.claimAtOnceFrom(1, 10), parameters(0, 2001, next));
+            holder.rollback();
+
+            assertThat(first.plan()).as(first.plan()).contains("rows=10 loops=1");
+            assertThat(from.plan()).as(from.plan()).contains("rows=10 loops=1");
+            assertThat(first.entries()).as("entries read from the first entry:\n%s", first.plan()).isGreaterThanOrEqualTo(2_010);
+            assertThat(from.entries()).as("entries read from the start:\n%s", from.plan()).isLessThan(100);
+        }
+    }
+
+    @Test
+    void aTaskAnotherProcessPutsBackBehindTheStartIsStillClaimed() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL)) {
+            JdbcStore here = db.store();
+            JdbcStore there = db.twin();
+            here.setConcurrency("q", 0);
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                ids.add(here.create(new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, NOW)).task().id());
+            }
+            assertThat(claim(here, 3)).containsExactlyElementsOf(ids.subList(0, 3));
+            assertThat(claim(here, 1)).containsExactly(ids.get(3));
+
+            // The other process gives the first task back, at the front of the queue: behind where this store's claims read on.
+            TaskRecord first = there.find(ids.get(0)).orElseThrow();
+            Instant at = first.updatedAt().plusSeconds(1);
+            TaskRecord back = first.toBuilder().state("READY").lease(null).sequence(there.nextSequence(true))
+                    .updatedAt(at).version(first.version() + 1).build();
+            HistoryEntry entry = new HistoryEntry(first.id(), back.version(), "RUNNING", "READY", "RELEASE", TriggerSource.SYSTEM,
+                    "other", null, at, null);
+            assertThat(there.apply(new Change(first.version(), back, entry))).isEqualTo(ApplyResult.APPLIED);
+
+            List<Long> taken = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!taken.contains(ids.get(0)) && System.nanoTime() < deadline) {
+                List<Long> got = claim(here, 1);
+                taken.addAll(got);
+                if (got.isEmpty()) Thread.onSpinWait();
+            }
+            assertThat(taken).as("claimed after the give-back").contains(ids.get(0));
+            assertThat(ids.subList(4, 6)).as("the queue's other tasks").containsAll(taken.subList(0, taken.size() - 1));
+        }
+    }
+
+    private static List<Long> claim(JdbcStore store, int max) {
+        List<Long> ids = new ArrayList<>();
+        for (Claimed t : store.claim(new ClaimRequest("job", "q", List.of(START), "here", NOW, Duration.ofMinutes(5), max, 0))) {
+            ids.add(t.task().id());
+        }
+        return ids;
+    }
+}
