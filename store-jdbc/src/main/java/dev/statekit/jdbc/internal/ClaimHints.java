@@ -30,9 +30,9 @@ import org.jspecify.annotations.Nullable;
  * of groups, which may release held tasks, forget every start ({@link #forgetAll}). A claim under
  * way while such a write commits does not move the start past the written task. What the store does
  * not see (tasks other processes make runnable behind the start, a creation that commits after
- * tasks behind it were claimed, a task another claim had locked and gave back) is found by a claim
- * that reads from the first entry at least every quarter of a second, or 20 times what the last
- * such claim took, whichever is longer.
+ * tasks behind it were claimed, a task another claim had locked and gave back) is found by a read
+ * from the first entry at least every quarter of a second, or 20 times what the last such read
+ * took, whichever is longer; the claims do not wait for it ({@link Pass#probe()}).
  *
  * <p>Thread-safe: each queue's state is guarded by its own lock.
  */
@@ -74,18 +74,29 @@ public final class ClaimHints {
     public static final class Pass {
         private final Queue queue;
         private final @Nullable Key start;
+        private final boolean probe;
         private @Nullable Key lowest;
         private @Nullable Instant earliestDue;
         private boolean forgotten;
 
-        private Pass(Queue queue, @Nullable Key start) {
+        private Pass(Queue queue, @Nullable Key start, boolean probe) {
             this.queue = queue;
             this.start = start;
+            this.probe = probe;
         }
 
         /** Where the claim may start reading, or null to read from the queue's first entry. */
         public @Nullable Key start() {
             return start;
+        }
+
+        /**
+         * Whether the caller is to look, beside the claim, for runnable tasks before the start
+         * (reading from the queue's first entry), and report it with {@link #probed} or
+         * {@link #probeFailed}.
+         */
+        public boolean probe() {
+            return probe;
         }
     }
 
@@ -97,6 +108,7 @@ public final class ClaimHints {
         long lastFull;
         boolean everFull;
         long fullNanos;
+        boolean probing;
 
         /** Notes a task placed at {@code key}, unleased in a state claims take; called under the lock. */
         void placed(Key key, @Nullable Instant notBefore) {
@@ -126,8 +138,10 @@ public final class ClaimHints {
 
     /**
      * Begins a claim of {@code states} from (machine, queue) at {@code now}: gives the start to read
-     * from, or none when the claim must read from the first entry (no start known, a not-before time
-     * has come, or the last such claim is {@link #fullEvery} old).
+     * from, or none when the claim must read from the first entry (no start known, or a not-before
+     * time has come). When the last read from the first entry is {@link #fullEvery} old, the claim
+     * still reads from the start, and its caller is asked to {@link Pass#probe() look} behind it
+     * meanwhile (one look at a time per queue): a claim never waits for that read.
      *
      * @param nanos the caller's {@link System#nanoTime()}
      */
@@ -135,11 +149,45 @@ public final class ClaimHints {
         Queue q = queues.computeIfAbsent(name(machine, queueName), k -> new Queue());
         synchronized (q) {
             q.states.addAll(states);
-            boolean fresh = q.everFull && nanos - q.lastFull < fullEvery(q.fullNanos).toNanos();
+            boolean stale = !q.everFull || nanos - q.lastFull >= fullEvery(q.fullNanos).toNanos();
             boolean dueCome = q.due != null && !now.isBefore(q.due);
-            Pass pass = new Pass(q, fresh && !dueCome ? q.start : null);
+            Key start = dueCome ? null : q.start;
+            boolean probe = start != null && stale && !q.probing;
+            if (probe) q.probing = true;
+            Pass pass = new Pass(q, start, probe);
             q.passes.add(pass);
             return pass;
+        }
+    }
+
+    /**
+     * Reports the look behind a pass's start: the first runnable task found there, in claim order
+     * (the start moves back to it, or is forgotten when it is of a higher priority), and the
+     * earliest future not-before time seen.
+     *
+     * @param found     the first runnable task before the start, or null when there is none
+     * @param due       the earliest future not-before time of the queue's unleased tasks, or null
+     * @param costNanos how long the look took
+     * @param nanos     the caller's {@link System#nanoTime()} when the look began
+     */
+    public void probed(Pass pass, @Nullable Key found, @Nullable Instant due, long costNanos, long nanos) {
+        Queue q = pass.queue;
+        synchronized (q) {
+            q.probing = false;
+            q.everFull = true;
+            q.lastFull = nanos;
+            q.fullNanos = costNanos;
+            if (due != null && (q.due == null || due.isBefore(q.due))) q.due = due;
+            if (found != null) q.placed(found, null);
+        }
+    }
+
+    /** Reports a look behind a pass's start that failed: the queue's next claim reads from its first entry. */
+    public void probeFailed(Pass pass) {
+        Queue q = pass.queue;
+        synchronized (q) {
+            q.probing = false;
+            q.forget();
         }
     }
 

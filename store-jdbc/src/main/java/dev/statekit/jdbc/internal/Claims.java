@@ -22,6 +22,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,6 +65,14 @@ import org.jspecify.annotations.Nullable;
  * history and the marks of the groups the claimed tasks count in. Thread-safe.
  */
 public final class Claims {
+    /** The threads that look behind the claims' starts; idle ones end after a minute. */
+    private static final ExecutorService PROBES = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "statekit-claim-look");
+                t.setDaemon(true);
+                return t;
+            });
+
     /** How many claims of a queue skip the at-once statement after it found priorities it cannot order. */
     static final int SIDE_BY_SIDE_AFTER_MIXED = 64;
 
@@ -113,6 +126,7 @@ public final class Claims {
         List<String> states = ClaimCandidates.states(request);
         long began = System.nanoTime();
         ClaimHints.Pass pass = hints.begin(request.machine(), request.queue(), states, request.now(), began);
+        if (pass.probe()) probe(request, states, pass);
         boolean ended = false;
         try {
             ClaimHints.Key start = pass.start();
@@ -134,6 +148,45 @@ public final class Claims {
             return claimed;
         } finally {
             if (!ended) hints.abandon(pass);
+        }
+    }
+
+    /**
+     * Looks, on another thread and connection, for a runnable task before the pass's start and
+     * reports it to the hints; a claim of the queue that waited for this read would stall for as
+     * long as it takes while vacuum is held back.
+     */
+    private void probe(ClaimRequest request, List<String> states, ClaimHints.Pass pass) {
+        ClaimHints.Key start = Objects.requireNonNull(pass.start());
+        try {
+            PROBES.execute(() -> {
+                long began = System.nanoTime();
+                try {
+                    Object[] found = new Object[2];
+                    context.jdbc().read("looking behind the claims of queue " + request.queue(), null, c -> {
+                        found[0] = Jdbc.queryOne(c, context.sql().runnableBefore(states.size()), ps -> {
+                            int i = bindRunnable(ps, 1, request, states);
+                            ps.setInt(i++, start.priority());
+                            ps.setInt(i++, start.priority());
+                            ps.setLong(i++, start.sequence());
+                            ps.setLong(i, start.id());
+                        }, rs -> new ClaimHints.Key(rs.getInt(1), rs.getLong(2), rs.getLong(3)));
+                        found[1] = nextDue(c, request, states);
+                        return null;
+                    });
+                    ClaimHints.Key key = (ClaimHints.Key) found[0];
+                    if (key != null && states.size() > 1) {
+                        hints.probeFailed(pass);        // any runnable task, not the first: read from the first entry
+                        return;
+                    }
+                    hints.probed(pass, key, (Instant) found[1], System.nanoTime() - began, began);
+                } catch (RuntimeException e) {
+                    hints.probeFailed(pass);
+                    Jdbc.LOG.debug("looking behind the claims of queue {} failed: {}", request.queue(), e.toString());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            hints.probeFailed(pass);
         }
     }
 

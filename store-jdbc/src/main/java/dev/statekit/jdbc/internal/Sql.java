@@ -570,6 +570,17 @@ public final class Sql {
     }
 
     /**
+     * Selects (priority, sequence, id) of a runnable task of (machine, queue, states) before a key in
+     * claim order, reading from the queue's first entry: parameters machine, queue, the states, now,
+     * then the key's priority twice, sequence and id. For one state it is the first such task in
+     * claim order; for several, any.
+     */
+    public String runnableBefore(int states) {
+        return "select priority, sequence, id from " + tasks + " where " + runnableWhere(states)
+                + " and (priority > ? or (priority = ? and (sequence, id) < (?, ?)))" + firstInClaimOrder(states);
+    }
+
+    /**
      * Selects whether (machine, queue, states) has a runnable task that no held group keeps back:
      * parameters machine, queue, the states, now.
      */

@@ -44,6 +44,7 @@ class ClaimHintsTest {
     private ClaimHints.@Nullable Key startAt(long nanos, Instant now) {
         ClaimHints.Pass pass = hints.begin("job", "q", STATES, now, nanos);
         ClaimHints.Key start = pass.start();
+        if (pass.probe()) hints.probed(pass, null, null, MS, nanos);
         hints.end(pass, null, start == null ? MS : -1, null, nanos);
         return start;
     }
@@ -65,16 +66,53 @@ class ClaimHintsTest {
         assertThat(startAt(2 * MS, NOW)).isEqualTo(new ClaimHints.Key(0, 40, 40));
     }
 
-    @Test
-    void aClaimReadsFromTheFirstEntryOnceTheLastSuchReadIsAQuarterOfASecondOldOrTwentyTimesItsLength() {
-        fullClaim(0, new ClaimHints.Key(0, 40, 40));
-        assertThat(startAt(249 * MS, NOW)).isNotNull();
-        assertThat(startAt(250 * MS, NOW)).as("read from the first entry").isNull();
+    private boolean probeAt(long nanos) {
+        ClaimHints.Pass pass = hints.begin("job", "q", STATES, NOW, nanos);
+        hints.end(pass, null, -1, null, nanos);
+        return pass.probe();
+    }
 
-        ClaimHints.Pass slow = hints.begin("job", "q", STATES, NOW, 1_000 * MS);
-        hints.end(slow, new ClaimHints.Key(0, 50, 50), 100 * MS, null, 1_000 * MS);      // a read that took 100 ms
-        assertThat(startAt(2_999 * MS, NOW)).isEqualTo(new ClaimHints.Key(0, 50, 50));
-        assertThat(startAt(3_000 * MS, NOW)).isNull();
+    @Test
+    void aLookBehindTheStartIsAskedForOnceTheLastReadFromTheFirstEntryIsAQuarterOfASecondOldOrTwentyTimesItsLength() {
+        fullClaim(0, new ClaimHints.Key(0, 40, 40));
+        assertThat(probeAt(249 * MS)).isFalse();
+        ClaimHints.Pass asking = hints.begin("job", "q", STATES, NOW, 250 * MS);
+        assertThat(asking.probe()).isTrue();
+        assertThat(asking.start()).as("the claim itself still reads from the start").isEqualTo(new ClaimHints.Key(0, 40, 40));
+        hints.end(asking, null, -1, null, 250 * MS);
+        assertThat(probeAt(300 * MS)).as("one look at a time").isFalse();
+        hints.probed(asking, null, null, 100 * MS, 1_000 * MS);                   // a look that took 100 ms
+        assertThat(probeAt(2_999 * MS)).isFalse();
+        assertThat(probeAt(3_000 * MS)).isTrue();
+    }
+
+    @Test
+    void aTaskTheLookFindsMovesTheStartBackAlsoPastAClaimUnderWay() {
+        fullClaim(0, new ClaimHints.Key(0, 40, 40));
+        ClaimHints.Pass asking = hints.begin("job", "q", STATES, NOW, 300 * MS);
+        hints.end(asking, new ClaimHints.Key(0, 50, 50), -1, null, 300 * MS);
+        ClaimHints.Pass during = hints.begin("job", "q", STATES, NOW, 301 * MS);
+        assertThat(during.start()).isEqualTo(new ClaimHints.Key(0, 50, 50));
+        hints.probed(asking, new ClaimHints.Key(0, 12, 12), NOW.plusSeconds(9), MS, 300 * MS);
+        hints.end(during, new ClaimHints.Key(0, 60, 60), -1, null, 301 * MS);
+        assertThat(startAt(302 * MS, NOW)).isEqualTo(new ClaimHints.Key(0, 12, 12));
+        assertThat(startAt(303 * MS, NOW.plusSeconds(9))).as("the not-before time the look saw").isNull();
+    }
+
+    @Test
+    void aTaskOfAHigherPriorityTheLookFindsOrAFailedLookMakesTheNextClaimReadFromTheFirstEntry() {
+        fullClaim(0, new ClaimHints.Key(0, 40, 40));
+        ClaimHints.Pass asking = hints.begin("job", "q", STATES, NOW, 300 * MS);
+        hints.end(asking, null, -1, null, 300 * MS);
+        hints.probed(asking, new ClaimHints.Key(3, 90, 90), null, MS, 300 * MS);
+        assertThat(startAt(301 * MS, NOW)).isNull();
+
+        fullClaim(400 * MS, new ClaimHints.Key(0, 40, 40));
+        ClaimHints.Pass failing = hints.begin("job", "q", STATES, NOW, 700 * MS);
+        assertThat(failing.probe()).isTrue();
+        hints.end(failing, null, -1, null, 700 * MS);
+        hints.probeFailed(failing);
+        assertThat(startAt(701 * MS, NOW)).isNull();
     }
 
     @Test
