@@ -38,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  *       plain order of the runnable tasks is the claim order (one priority, nothing lower
  *       waiting); otherwise it claims nothing and the claim is made side by side, and the next
  *       {@value #SIDE_BY_SIDE_AFTER_MIXED} claims of the queue in this store go there directly.
- *       It reads the runnable tasks from the start of the queue once (while a transaction holds
- *       the xmin horizon, every read passes the index entries of every task claimed since), and
+ *       It reads the runnable tasks once, from where the queue's last claim stopped
+ *       ({@link ClaimHints}: while a transaction holds the xmin horizon, a read from the start of
+ *       the queue passes the index entries of every task claimed since) or from the start, and
  *       locks the queue's control row only once it found some. An idle queue's claim writes
  *       nothing: its commit waits for no disk.
  *   <li><b>Side by side</b> (PostgreSQL, a queue without a concurrency limit): the claim locks
