@@ -4,6 +4,7 @@ import dev.statekit.jdbc.internal.ClaimHints;
 import dev.statekit.jdbc.internal.Jdbc;
 import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.JdbcParts;
+import dev.statekit.jdbc.internal.LeaseFloors;
 import dev.statekit.jdbc.internal.Schema;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.ArchivedTask;
@@ -17,6 +18,7 @@ import dev.statekit.store.GroupRecord;
 import dev.statekit.store.GroupResolver;
 import dev.statekit.store.GroupWrite;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
 import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.NewTask;
 import dev.statekit.store.Page;
@@ -99,23 +101,23 @@ public final class JdbcStore implements Store {
     JdbcStore(DataSource dataSource, Dialect dialect, String tablePrefix, int maxPayloadChars, @Nullable TransactionHooks hooks,
             ClaimHints hints) {
         this(JdbcContext.of(new Jdbc(dataSource, hooks == null ? null : hooks::current), dialect, tablePrefix, maxPayloadChars),
-                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow, hints);
+                dialect, tablePrefix, maxPayloadChars, hooks == null ? Runnable::run : hooks::afterCommitOrNow, hints, new LeaseFloors());
     }
 
     private JdbcStore(JdbcContext context, Dialect dialect, String tablePrefix, int maxPayloadChars, Consumer<Runnable> afterCommit,
-            ClaimHints hints) {
+            ClaimHints hints, LeaseFloors floors) {
         this.dialect = dialect;
         this.tablePrefix = tablePrefix;
         this.maxPayloadChars = maxPayloadChars;
         this.context = context;
         this.afterCommit = afterCommit;
-        this.parts = new JdbcParts(context, hints);
+        this.parts = new JdbcParts(context, hints, floors);
     }
 
     /** Returns this store working on {@code enlistment}'s connection, telling it what to run after the commit. */
     JdbcStore enlisted(Enlistment enlistment) {
         return new JdbcStore(JdbcContext.of(new Jdbc(context.jdbc().dataSource(), enlistment::open), dialect, tablePrefix, maxPayloadChars),
-                dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit, parts.hints);
+                dialect, tablePrefix, maxPayloadChars, enlistment::afterCommit, parts.hints, parts.floors);
     }
 
     /**
@@ -236,7 +238,11 @@ public final class JdbcStore implements Store {
      */
     private void placed(List<Change> changes) {
         List<TaskRecord> next = new ArrayList<>(changes.size());
-        for (Change change : changes) next.add(change.next());
+        for (Change change : changes) {
+            next.add(change.next());
+            Lease lease = change.next().lease();
+            if (lease != null) parts.floors.leased(lease.expiresAt());      // at once: a scan under way must not pass it
+        }
         afterCommit.accept(() -> parts.hints.placed(next));
     }
 
@@ -388,6 +394,7 @@ public final class JdbcStore implements Store {
             return parts.groupWrites.applyAll(changes, groups);
         } finally {
             afterCommit.accept(parts.hints::forgetAll);       // a group written may hold or release tasks
+            parts.floors.forgetAll();
         }
     }
 
@@ -414,7 +421,10 @@ public final class JdbcStore implements Store {
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
         GroupPass pass = parts.resolutions.resolve(ownerMachines, max, resolver);
-        if (!pass.changes().isEmpty() || !pass.groups().isEmpty()) afterCommit.accept(parts.hints::forgetAll);
+        if (!pass.changes().isEmpty() || !pass.groups().isEmpty()) {
+            afterCommit.accept(parts.hints::forgetAll);
+            parts.floors.forgetAll();
+        }
         return pass;
     }
 

@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 /**
  * PostgreSQL's at-once claims read on from the last task claimed: while a transaction holds the
  * xmin horizon, a claim from that start passes none of the entries the claims before it left in
- * the claim index, which a claim from the queue's first entry reads one by one; and a task another
- * process makes runnable behind the start is still claimed.
+ * the claim index, which a claim from the queue's first entry reads one by one (and so for the
+ * scans of expired leases, from their floor); and a task another process makes runnable behind the
+ * start is still claimed.
  */
 class ClaimStartTest {
     private static final Instant NOW = Instant.parse("2031-04-05T13:30:00Z");
@@ -120,6 +121,43 @@ class ClaimStartTest {
             assertThat(from.plan()).as(from.plan()).contains("rows=10 loops=1");
             assertThat(first.entries()).as("entries read from the first entry:\n%s", first.plan()).isGreaterThanOrEqualTo(2_010);
             assertThat(from.entries()).as("entries read from the start:\n%s", from.plan()).isLessThan(100);
+        }
+    }
+
+    /** The same for the scan of expired leases, from the floor the store keeps ({@code LeaseFloors}). */
+    @Test
+    void whileTheXminIsHeldAScanOfExpiredLeasesFromTheFloorPassesNoneOfTheEntriesFinishedTasksLeft() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection c = db.pool().getConnection();
+             Connection holder = db.pool().getConnection()) {
+            String prefix = db.store().tablePrefix();
+            String tasks = prefix + "tasks";
+            try (Statement s = c.createStatement()) {       // leased tasks, their leases expiring a millisecond apart
+                s.execute("insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
+                        + " lease_owner, lease_token, lease_expires_at, attributes, created_at, updated_at, version, cancel_requested)"
+                        + " select 'job', 1, 'RUNNING', 'q', 0, g, 1, 0, 'w', g, timestamptz '2031-04-05 13:00:00+00' + g * interval '1 ms',"
+                        + " '{}', now(), now(), 1, false from generate_series(1, 2010) g");
+                s.execute("analyze " + tasks);
+            }
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("select txid_current()");
+            }
+            try (Statement s = c.createStatement()) {        // 2,000 of them finished
+                s.execute("update " + tasks + " set state = 'DONE', lease_owner = null, lease_token = null, lease_expires_at = null,"
+                        + " version = 2 where sequence <= 2000");
+            }
+            Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
+            String index = prefix + "tasks_lease_idx";
+            Instant floor = Instant.parse("2031-04-05T13:00:02Z");       // the 2,000th expiry
+            Read all = analyzed(c, index, sql.expiredOf(1), NOW, "job", 100);
+            Read from = analyzed(c, index, sql.expiredOfFrom(1), NOW, floor, "job", 100);
+            holder.rollback();
+
+            assertThat(all.plan()).as(all.plan()).contains("rows=10 loops=1");
+            assertThat(from.plan()).as(from.plan()).contains("rows=10 loops=1");
+            assertThat(all.entries()).as("entries read from the earliest expiry:\n%s", all.plan()).isGreaterThanOrEqualTo(2_010);
+            assertThat(from.entries()).as("entries read from the floor:\n%s", from.plan()).isLessThan(100);
         }
     }
 

@@ -80,18 +80,29 @@ public final class Claims {
     private final JdbcContext context;
     private final QueueTable queues;
     private final ClaimHints hints;
+    private final LeaseFloors floors;
     /** Per queue, how many more claims go side by side without trying the at-once statement. */
     private final Map<String, Integer> mixed = new ConcurrentHashMap<>();
 
     /** Creates the claims of one store, which tells {@code hints} what its writes place. */
-    public Claims(JdbcContext context, QueueTable queues, ClaimHints hints) {
+    public Claims(JdbcContext context, QueueTable queues, ClaimHints hints, LeaseFloors floors) {
         this.context = context;
         this.queues = queues;
         this.hints = hints;
+        this.floors = floors;
     }
 
     /** Claims as {@link dev.statekit.store.Store#claim} describes; logs the tasks claimed at DEBUG. */
     public List<Claimed> claim(ClaimRequest request) {
+        try {
+            return claimOnce(request);
+        } finally {
+            // Also when the answer was lost: the claim may have leased tasks.
+            floors.claimed(request.now(), Objects.requireNonNull(Rows.micros(request.now().plus(request.leaseDuration()))));
+        }
+    }
+
+    private List<Claimed> claimOnce(ClaimRequest request) {
         String doing = "claiming from queue " + request.queue();
         List<Claimed> claimed = null;
         boolean atOnce = context.ops().claimsSideBySide() && withoutEffects(request)

@@ -36,16 +36,19 @@ public final class JdbcParts {
 
     /** Where the store's at-once claims start reading, told what its writes place. */
     public final ClaimHints hints;
+    /** Where the store's scans of expired leases start reading, told what leases it writes. */
+    public final LeaseFloors floors;
 
     /** Builds the parts over {@code context}, sharing {@code hints} with every store on the same tables in this process. */
-    public JdbcParts(JdbcContext context, ClaimHints hints) {
+    public JdbcParts(JdbcContext context, ClaimHints hints, LeaseFloors floors) {
         this.hints = hints;
+        this.floors = floors;
         this.inserts = new TaskInserts(context);
-        this.reads = new TaskReads(context);
+        this.reads = new TaskReads(context, floors);
         this.writes = new TaskWrites(context, reads);
         this.metadata = new TaskMetadata(context);
         this.queues = new QueueTable(context);
-        this.claims = new Claims(context, queues, hints);
+        this.claims = new Claims(context, queues, hints, floors);
         this.purges = new Purges(context);
         this.groupWrites = new GroupWrites(context, writes, inserts);
         this.resolutions = new Resolutions(context, writes, inserts);

@@ -104,6 +104,8 @@ public final class Sql {
     public final String reorder;
     /** Selects expired leases. */
     public final String expired;
+    /** Selects expired leases from a floor ({@link LeaseFloors}): parameters now, the floor, the limit. */
+    public final String expiredFrom;
     /** Selects the leases of one owner. */
     public final String leasedBy;
     /** The next FIFO sequence. */
@@ -249,6 +251,8 @@ public final class Sql {
         reorder = "update " + tasks + " set priority = ?, sequence = ? where id = ?";
         expired = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
                 + (pg ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " order by lease_expires_at, id limit ?";
+        expiredFrom = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
+                + " and lease_expires_at >= ? order by lease_expires_at, id limit ?";
         leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_owner = ?"
                 + anyLease + " order by id limit ?";
         nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
@@ -423,6 +427,15 @@ public final class Sql {
         return "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
                 + (dialect == Dialect.POSTGRESQL ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " and machine in " + params(machines)
                 + " order by lease_expires_at, id limit ?";
+    }
+
+    /**
+     * As {@link #expiredOf}, reading from a floor ({@link LeaseFloors}): parameters now, the floor,
+     * the machines, the limit.
+     */
+    public String expiredOfFrom(int machines) {
+        return "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
+                + " and lease_expires_at >= ? and machine in " + params(machines) + " order by lease_expires_at, id limit ?";
     }
 
     /** Selects lease-free tasks of a machine in {@code states} whose not-before time has come, earliest first. */

@@ -3,6 +3,7 @@ package dev.statekit.jdbc.internal;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
 import dev.statekit.store.HistoryEntry;
+import dev.statekit.store.Lease;
 import dev.statekit.store.Page;
 import dev.statekit.store.StateCount;
 import dev.statekit.store.TaskQuery;
@@ -33,11 +34,13 @@ public final class TaskReads {
 
     private final Jdbc jdbc;
     private final Sql sql;
+    private final LeaseFloors floors;
 
-    /** Creates the reads of one store. */
-    public TaskReads(JdbcContext context) {
+    /** Creates the reads of one store, whose scans of expired leases start at {@code floors}. */
+    public TaskReads(JdbcContext context, LeaseFloors floors) {
         this.jdbc = context.jdbc();
         this.sql = context.sql();
+        this.floors = floors;
     }
 
     /** Returns the task with {@code id}, if it exists. */
@@ -131,9 +134,11 @@ public final class TaskReads {
     public List<TaskRecord> expiredLeases(Instant now, int max) {
         Objects.requireNonNull(now, "now");
         if (max <= 0) return List.of();
-        return jdbc.read("scanning expired leases", null, c -> Jdbc.tasks(c, sql.expired, ps -> {
-            Rows.setInstant(ps, 1, now);
-            ps.setInt(2, max);
+        return expired(null, now, (c, floor) -> Jdbc.tasks(c, floor == null ? sql.expired : sql.expiredFrom, ps -> {
+            int i = 1;
+            Rows.setInstant(ps, i++, now);
+            if (floor != null) Rows.setInstant(ps, i++, floor);
+            ps.setInt(i, max);
         }));
     }
 
@@ -142,11 +147,37 @@ public final class TaskReads {
         Objects.requireNonNull(now, "now");
         if (machines.isEmpty() || max <= 0) return List.of();
         int n = new TreeSet<>(machines).size();
-        return jdbc.read("scanning expired leases", null, c -> Jdbc.tasks(c, sql.expiredOf(n), ps -> {
-            Rows.setInstant(ps, 1, now);
-            int i = Jdbc.bindStates(ps, 2, machines);
+        return expired(machines, now, (c, floor) -> Jdbc.tasks(c, floor == null ? sql.expiredOf(n) : sql.expiredOfFrom(n), ps -> {
+            int i = 1;
+            Rows.setInstant(ps, i++, now);
+            if (floor != null) Rows.setInstant(ps, i++, floor);
+            i = Jdbc.bindStates(ps, i, machines);
             ps.setInt(i, max);
         }));
+    }
+
+    /** A scan of expired leases from a floor, or from the earliest expiry when there is none. */
+    private interface ExpiredScan {
+        List<TaskRecord> scan(Connection c, @Nullable Instant floor) throws SQLException;
+    }
+
+    /** Scans from the floor of {@code machines} (every machine when null) and moves the floor on. */
+    private List<TaskRecord> expired(@Nullable Collection<String> machines, Instant now, ExpiredScan scan) {
+        LeaseFloors.Scan s = floors.begin(machines);
+        List<TaskRecord> found = null;
+        try {
+            found = jdbc.read("scanning expired leases", null, c -> scan.scan(c, s.floor()));
+            return found;
+        } finally {
+            Instant earliest = null;
+            if (found != null) {
+                for (TaskRecord t : found) {
+                    Lease lease = t.lease();
+                    if (lease != null && (earliest == null || lease.expiresAt().isBefore(earliest))) earliest = lease.expiresAt();
+                }
+            }
+            floors.end(s, found == null ? null : Rows.micros(now), earliest);
+        }
     }
 
     /** Returns lease-free tasks of {@code machine} in {@code states} whose not-before time has come, earliest first. */
