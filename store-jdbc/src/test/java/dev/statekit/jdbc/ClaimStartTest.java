@@ -196,6 +196,41 @@ class ClaimStartTest {
         }
     }
 
+    /**
+     * The at-once claim locks its tasks, then the queue's row; an exclusive claim or a pause holds
+     * the queue's row, then writes tasks. When the row is held for update, the at-once claim does
+     * not wait for it (a wait that could close a deadlock): it lets its tasks go and the claim is
+     * made side by side, which waits for the row first.
+     */
+    @Test
+    void anAtOnceClaimDoesNotWaitForAQueueRowHeldForUpdateWhileItHoldsItsTasks() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection x = db.pool().getConnection()) {
+            JdbcStore store = db.store();
+            store.setConcurrency("q", 0);
+            long id = store.create(new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, NOW)).task().id();
+            String prefix = store.tablePrefix();
+            x.setAutoCommit(false);
+            try (Statement s = x.createStatement()) {
+                s.execute("set lock_timeout = '10s'");
+                s.execute("select * from " + prefix + "queues where name = 'q' for update");
+            }
+            java.util.concurrent.CompletableFuture<List<Long>> claimed =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> claim(store, 1));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (db.queryLong("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                    + " and query like '%" + prefix + "queues%' and pid <> pg_backend_pid()") == 0) {
+                assertThat(System.nanoTime()).as("the claim waits for the queue's row").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            try (Statement s = x.createStatement()) {        // the holder of the row now writes the task
+                assertThat(s.executeUpdate("update " + prefix + "tasks set updated_at = updated_at where id = " + id)).isEqualTo(1);
+            }
+            x.commit();
+            assertThat(claimed.get(20, java.util.concurrent.TimeUnit.SECONDS)).containsExactly(id);
+        }
+    }
+
     private static List<Long> claim(JdbcStore store, int max) {
         List<Long> ids = new ArrayList<>();
         for (Claimed t : store.claim(new ClaimRequest("job", "q", List.of(START), "here", NOW, Duration.ofMinutes(5), max, 0))) {

@@ -214,8 +214,9 @@ public final class Claims {
     /**
      * Claims with {@link Sql#claimAtOnce}, or {@link Sql#claimAtOnceFrom} when {@code start} is
      * given; returns null when the claim must be made another way: the queue has no row or has a
-     * limit, the plain order is not the claim order, or a claimed row cannot be read (then the
-     * statement is rolled back).
+     * limit, the plain order is not the claim order, another transaction holds the queue's row for
+     * update (the statement locks it after the tasks, the other ways before them: waiting could be
+     * a deadlock), or a claimed row cannot be read (then the statement is rolled back).
      */
     private @Nullable List<Claimed> atOnce(Connection c, ClaimRequest request, ClaimHints.@Nullable Key start) throws SQLException {
         List<String> states = ClaimCandidates.states(request);
@@ -262,7 +263,9 @@ public final class Claims {
                         boolean queueRow = !rs.wasNull();
                         int limit = rs.getInt(32);
                         boolean ordered = rs.getBoolean(33);
-                        fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)));
+                        boolean locked = rs.getBoolean(35);
+                        boolean open = queueRow && !paused && limit == 0;
+                        fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)) || (open && !locked));
                         continue;
                     }
                     TaskRecord task = Rows.task(rs);

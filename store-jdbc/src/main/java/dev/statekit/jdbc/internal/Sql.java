@@ -494,8 +494,9 @@ public final class Sql {
      * {@link Rows#TASK_COLUMNS} of the claimed task (columns 1 to 27), its from-state (28), the
      * event (29), whether a task was runnable (30), the queue's paused flag (31) and concurrency
      * limit (32), null when the queue has no row or nothing was runnable, whether the order was
-     * the claim order (33), and when the claimed task had become ready (34, the later of its last
-     * change and its not-before time before the claim).
+     * the claim order (33), when the claimed task had become ready (34, the later of its last
+     * change and its not-before time before the claim), and whether the queue's row could be
+     * locked (35: not when another transaction holds it for update).
      *
      * <p>Parameters: machine, queue, the states, now (is a task runnable); queue; the rules'
      * from-states, events and to-states (three arrays, one rule per from-state); machine, queue,
@@ -526,13 +527,15 @@ public final class Sql {
         for (String col : Rows.TASK_COLUMNS.split(", ")) cols.append(cols.length() == 0 ? "" : ", ").append("u.").append(col);
         // The runnable range is read once: an idle queue's claim reads nothing else and locks nothing;
         // the queue's row is locked (against pausing and limits) only once a task was found, and
-        // read again then. Whether any task is runnable is read apart only when the queue is
+        // read again then. That lock comes after the tasks' locks, where every other claim takes the
+        // queue's row first: a row another transaction holds for update (an exclusive claim, a pause)
+        // is skipped, and the claim is made another way, instead of waiting in a deadlock. Whether any task is runnable is read apart only when the queue is
         // paused, limited or missing, to say whether the claim must be made another way.
         return "with q0 as (" + queue + "),"
                 + " o as (select exists (select 1 from q0 where not q0.paused and q0.concurrency = 0) as open),"
                 + " r (from_state, event, to_state) as (select * from unnest(?::text[], ?::text[], ?::text[])),"
                 + (from ? claimFrom(runnable, limit) : " c as (" + candidates(runnable, "", limit) + "),")
-                + " q as (" + queue + " and exists (select 1 from c) for share),"
+                + " q as (" + queue + " and exists (select 1 from c) for share skip locked),"
                 + " p as (select case when (select open from o) then exists (select 1 from c)"
                 + " else (select 1" + runnable + firstInClaimOrder(states) + ") is not null end as found),"
                 + " g as (select (select count(distinct priority) from c) <= 1"
@@ -551,7 +554,7 @@ public final class Sql {
                 + " moved as (select id, parent_id, machine, from_state, state as to_state from u), "
                 + groups.marksOf("moved")
                 + " select " + cols + ", u.from_state, u.event, p.found, coalesce(q.paused, q0.paused), coalesce(q.concurrency, q0.concurrency),"
-                + " g.ordered, u.ready_at"
+                + " g.ordered, u.ready_at, exists (select 1 from q)"
                 + " from p cross join g left join q0 on true left join q on true left join u on true order by u.lease_token";
     }
 
