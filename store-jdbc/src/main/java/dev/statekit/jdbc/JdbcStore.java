@@ -206,9 +206,7 @@ public final class JdbcStore implements Store {
     @Override
     public List<CreateResult> createAll(List<NewTask> specs) {
         List<CreateResult> results = parts.inserts.createAll(specs);
-        afterCommit.accept(() -> {
-            for (CreateResult r : results) parts.hints.placed(r.task());
-        });
+        afterCommit.accept(() -> parts.hints.placed(results.stream().map(CreateResult::task).toList()));
         return results;
     }
 
@@ -393,9 +391,14 @@ public final class JdbcStore implements Store {
         try {
             return parts.groupWrites.applyAll(changes, groups);
         } finally {
-            afterCommit.accept(parts.hints::forgetAll);       // a group written may hold or release tasks
-            parts.floors.forgetAll();
+            forgetStarts();       // a group written may hold or release tasks
         }
+    }
+
+    /** Makes the next claims and lease scans read from the start: a write of groups may have changed anything. */
+    private void forgetStarts() {
+        afterCommit.accept(parts.hints::forgetAll);
+        parts.floors.forgetAll();
     }
 
     /** {@inheritDoc} The group row and its counts are read in one statement. */
@@ -421,10 +424,7 @@ public final class JdbcStore implements Store {
     public GroupPass resolveGroups(Collection<String> ownerMachines, Instant now, int max, GroupResolver resolver) {
         Objects.requireNonNull(now, "now");
         GroupPass pass = parts.resolutions.resolve(ownerMachines, max, resolver);
-        if (!pass.changes().isEmpty() || !pass.groups().isEmpty()) {
-            afterCommit.accept(parts.hints::forgetAll);
-            parts.floors.forgetAll();
-        }
+        if (!pass.changes().isEmpty() || !pass.groups().isEmpty()) forgetStarts();
         return pass;
     }
 

@@ -108,6 +108,15 @@ public final class JdbcStoreBuilder {
     }
 
     /**
+     * Sets the least time between two at-once claims of a queue that read it from its first entry
+     * (see {@link ClaimHints}); the tests use it to make every other claim read on from the last one.
+     */
+    JdbcStoreBuilder claimsReadFromFirstEvery(Duration every) {
+        this.claimsReadFromFirstEvery = Objects.requireNonNull(every, "every");
+        return this;
+    }
+
+    /**
      * Builds the store. Connects once when the dialect must be detected or the schema created, and
      * then checks that the tables are at {@link JdbcStore#SCHEMA_VERSION}: every version recorded
      * in their {@code schema_version} table, none newer. With a dialect set and
@@ -123,15 +132,6 @@ public final class JdbcStoreBuilder {
      *                                  {@link ErrorCode#STORE_FAILURE} when the tables are missing, at an
      *                                  older version or at a newer one, the message saying which and what to run
      */
-    /**
-     * Sets the least time between two at-once claims of a queue that read it from its first entry
-     * (see {@link ClaimHints}); the tests use it to make every other claim read on from the last one.
-     */
-    JdbcStoreBuilder claimsReadFromFirstEvery(Duration every) {
-        this.claimsReadFromFirstEvery = Objects.requireNonNull(every, "every");
-        return this;
-    }
-
     public JdbcStore build() {
         List<String> problems = new ArrayList<>();
         String prefixProblem = Schema.checkPrefix(tablePrefix);

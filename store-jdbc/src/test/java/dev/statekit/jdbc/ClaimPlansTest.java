@@ -24,14 +24,27 @@ import org.junit.jupiter.api.Test;
 class ClaimPlansTest {
     private static final Instant NOW = Instant.parse("2031-04-05T13:30:00Z");
 
+    /** Binds {@code params} in order: text arrays, instants as timestamps, anything else as itself. */
+    static void bind(Connection c, PreparedStatement ps, Object... params) throws Exception {
+        for (int i = 0; i < params.length; i++) {
+            Object p = params[i];
+            if (p instanceof String[] array) ps.setArray(i + 1, c.createArrayOf("text", array));
+            else if (p instanceof Instant at) ps.setTimestamp(i + 1, Timestamp.from(at));
+            else ps.setObject(i + 1, p);
+        }
+    }
+
+    /** Inserts {@code count} runnable tasks of queue q (READY, priority 0, sequences 1 to count) and analyzes the table. */
+    static void insertReady(Statement s, String tasks, int count) throws Exception {
+        s.execute("insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
+                + " attributes, created_at, updated_at, version, cancel_requested) select 'job', 1, 'READY', 'q', 0, g, 0, 0,"
+                + " '{}', now(), now(), 1, false from generate_series(1, " + count + ") g");
+        s.execute("analyze " + tasks);
+    }
+
     private static String plan(Connection c, String sql, Object... params) throws Exception {
         try (PreparedStatement ps = c.prepareStatement("explain " + sql)) {
-            for (int i = 0; i < params.length; i++) {
-                Object p = params[i];
-                if (p instanceof String[] array) ps.setArray(i + 1, c.createArrayOf("text", array));
-                else if (p instanceof Instant at) ps.setTimestamp(i + 1, Timestamp.from(at));
-                else ps.setObject(i + 1, p);
-            }
+            bind(c, ps, params);
             List<String> lines = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) lines.add(rs.getString(1));
@@ -40,10 +53,19 @@ class ClaimPlansTest {
         }
     }
 
-    /** The parameters of {@link Sql#claimAtOnce} for one claim rule READY -START-> RUNNING of queue q, in the order it binds them. */
-    private static Object[] atOnceParameters(Object[] runnable) {
+    /**
+     * The parameters of {@link Sql#claimAtOnce} for one claim rule READY -START-> RUNNING of queue q,
+     * in the order it binds them; with a start (priority, sequence, id), those of
+     * {@link Sql#claimAtOnceFrom}.
+     */
+    static Object[] atOnceParameters(Object[] runnable, long... start) {
         List<Object> params = new ArrayList<>(List.of("q", new String[] {"READY"}, new String[] {"START"}, new String[] {"RUNNING"}));
         params.addAll(List.of(runnable));      // the claim
+        if (start.length > 0) {                // from the start, then the lower priorities
+            params.addAll(List.of((int) start[0], start[1], start[2]));
+            params.addAll(List.of(runnable));
+            params.add((int) start[0]);
+        }
         params.add("q");                       // the queue's row, locked
         params.addAll(List.of(runnable));      // whether any is runnable, when the queue is not open
         params.addAll(List.of(runnable));      // whether any of a lower priority is
@@ -89,10 +111,7 @@ class ClaimPlansTest {
             String tasks = prefix + "tasks";
             db.store().setConcurrency("q", 0);      // a queue row without a limit: open
             try (Statement s = c.createStatement()) {
-                s.execute("insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
-                        + " attributes, created_at, updated_at, version, cancel_requested) select 'job', 1, 'READY', 'q', 0, g, 0, 0,"
-                        + " '{}', now(), now(), 1, false from generate_series(1, 50) g");
-                s.execute("analyze " + tasks);
+                insertReady(s, tasks, 50);
             }
             Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
             Object[] runnable = {"job", "q", "READY", NOW};

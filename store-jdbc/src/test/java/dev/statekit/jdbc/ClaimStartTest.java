@@ -17,7 +17,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,23 +35,6 @@ class ClaimStartTest {
     private static final Instant NOW = Instant.parse("2031-04-05T13:30:00Z");
     private static final ClaimRule START = new ClaimRule("READY", "START", "RUNNING");
 
-    /** The parameters of the at-once claim of one rule READY -START-> RUNNING of queue q, from {@code start} when given. */
-    private static Object[] parameters(long... start) {
-        Object[] runnable = {"job", "q", "READY", NOW};
-        List<Object> params = new ArrayList<>(List.of("q", new String[] {"READY"}, new String[] {"START"}, new String[] {"RUNNING"}));
-        params.addAll(List.of(runnable));
-        if (start.length > 0) {
-            params.addAll(List.of((int) start[0], start[1], start[2]));
-            params.addAll(List.of(runnable));
-            params.add((int) start[0]);
-        }
-        params.add("q");
-        params.addAll(List.of(runnable));
-        params.addAll(List.of(runnable));
-        params.addAll(List.of("owner", NOW.plusSeconds(60), NOW, "SYSTEM", "owner", "claim"));
-        return params.toArray();
-    }
-
     /** What a run of a claim statement read: its plan, and the claim index entries it read. */
     private record Read(String plan, long entries) {}
 
@@ -61,12 +43,7 @@ class ClaimStartTest {
         c.setAutoCommit(false);
         long before = returned(c, index);
         try (PreparedStatement ps = c.prepareStatement("explain (analyze, costs off, timing off) " + sql)) {
-            for (int i = 0; i < params.length; i++) {
-                Object p = params[i];
-                if (p instanceof String[] array) ps.setArray(i + 1, c.createArrayOf("text", array));
-                else if (p instanceof Instant at) ps.setTimestamp(i + 1, Timestamp.from(at));
-                else ps.setObject(i + 1, p);
-            }
+            ClaimPlansTest.bind(c, ps, params);
             List<String> lines = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) lines.add(rs.getString(1));
@@ -87,6 +64,14 @@ class ClaimStartTest {
         }
     }
 
+    /** Opens a transaction on {@code holder} that takes a transaction id: from then on vacuum keeps every row version. */
+    private static void holdXmin(Connection holder) throws Exception {
+        holder.setAutoCommit(false);
+        try (Statement s = holder.createStatement()) {
+            s.execute("select txid_current()");
+        }
+    }
+
     @Test
     void whileTheXminIsHeldAClaimFromTheStartPassesNoneOfTheEntriesEarlierClaimsLeft() throws Exception {
         Databases.requirePostgres();
@@ -96,15 +81,9 @@ class ClaimStartTest {
             String tasks = prefix + "tasks";
             db.store().setConcurrency("q", 0);      // a queue row without a limit: open
             try (Statement s = c.createStatement()) {
-                s.execute("insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, attempts, retries,"
-                        + " attributes, created_at, updated_at, version, cancel_requested) select 'job', 1, 'READY', 'q', 0, g, 0, 0,"
-                        + " '{}', now(), now(), 1, false from generate_series(1, 2010) g");
-                s.execute("analyze " + tasks);
+                ClaimPlansTest.insertReady(s, tasks, 2010);
             }
-            holder.setAutoCommit(false);
-            try (Statement s = holder.createStatement()) {
-                s.execute("select txid_current()");           // from here on vacuum keeps every row version
-            }
+            holdXmin(holder);
             try (Statement s = c.createStatement()) {        // 2,000 tasks claimed, as claims would
                 s.execute("update " + tasks + " set state = 'RUNNING', lease_owner = 'w', lease_token = id, version = 2"
                         + " where sequence <= 2000");
@@ -113,8 +92,9 @@ class ClaimStartTest {
             Sql sql = new Sql(Dialect.POSTGRESQL, prefix);
 
             String index = prefix + "tasks_claim_idx";
-            Read first = analyzed(c, index, sql.claimAtOnce(1, 10), parameters());
-            Read from = analyzed(c, index, sql.claimAtOnceFrom(1, 10), parameters(0, 2001, next));
+            Object[] runnable = {"job", "q", "READY", NOW};
+            Read first = analyzed(c, index, sql.claimAtOnce(1, 10), ClaimPlansTest.atOnceParameters(runnable));
+            Read from = analyzed(c, index, sql.claimAtOnceFrom(1, 10), ClaimPlansTest.atOnceParameters(runnable, 0, 2001, next));
             holder.rollback();
 
             assertThat(first.plan()).as(first.plan()).contains("rows=10 loops=1");
@@ -139,10 +119,7 @@ class ClaimStartTest {
                         + " '{}', now(), now(), 1, false from generate_series(1, 2010) g");
                 s.execute("analyze " + tasks);
             }
-            holder.setAutoCommit(false);
-            try (Statement s = holder.createStatement()) {
-                s.execute("select txid_current()");
-            }
+            holdXmin(holder);
             try (Statement s = c.createStatement()) {        // 2,000 of them finished
                 s.execute("update " + tasks + " set state = 'DONE', lease_owner = null, lease_token = null, lease_expires_at = null,"
                         + " version = 2 where sequence <= 2000");

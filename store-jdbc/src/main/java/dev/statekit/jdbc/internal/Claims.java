@@ -145,7 +145,7 @@ public final class Claims {
             Instant[] due = new Instant[1];
             List<Claimed> claimed = context.jdbc().transaction(doing, null, c -> {
                 List<Claimed> got = atOnce(c, request, start);
-                if (start == null && got != null) due[0] = nextDue(c, request, states);
+                if (start == null && got != null) due[0] = TaskReads.nextDue(c, context.sql(), request.machine(), states, request.now());
                 return got;
             });
             if (claimed != null) {
@@ -163,6 +163,9 @@ public final class Claims {
         }
     }
 
+    /** What a look behind a start found: the first runnable task there, and the next not-before time. */
+    private record Look(ClaimHints.@Nullable Key found, @Nullable Instant due) {}
+
     /**
      * Looks, on another thread and connection, for a runnable task before the pass's start and
      * reports it to the hints; a claim of the queue that waited for this read would stall for as
@@ -174,24 +177,20 @@ public final class Claims {
             PROBES.execute(() -> {
                 long began = System.nanoTime();
                 try {
-                    Object[] found = new Object[2];
-                    context.jdbc().read("looking behind the claims of queue " + request.queue(), null, c -> {
-                        found[0] = Jdbc.queryOne(c, context.sql().runnableBefore(states.size()), ps -> {
-                            int i = bindRunnable(ps, 1, request, states);
-                            ps.setInt(i++, start.priority());
-                            ps.setInt(i++, start.priority());
-                            ps.setLong(i++, start.sequence());
-                            ps.setLong(i, start.id());
-                        }, rs -> new ClaimHints.Key(rs.getInt(1), rs.getLong(2), rs.getLong(3)));
-                        found[1] = nextDue(c, request, states);
-                        return null;
-                    });
-                    ClaimHints.Key key = (ClaimHints.Key) found[0];
-                    if (key != null && states.size() > 1) {
+                    Look look = context.jdbc().read("looking behind the claims of queue " + request.queue(), null, c -> new Look(
+                            Jdbc.queryOne(c, context.sql().runnableBefore(states.size()), ps -> {
+                                int i = bindRunnable(ps, 1, request, states);
+                                ps.setInt(i++, start.priority());
+                                ps.setInt(i++, start.priority());
+                                ps.setLong(i++, start.sequence());
+                                ps.setLong(i, start.id());
+                            }, rs -> new ClaimHints.Key(rs.getInt(1), rs.getLong(2), rs.getLong(3))),
+                            TaskReads.nextDue(c, context.sql(), request.machine(), states, request.now())));
+                    if (look.found() != null && states.size() > 1) {
                         hints.probeFailed(pass);        // any runnable task, not the first: read from the first entry
                         return;
                     }
-                    hints.probed(pass, key, (Instant) found[1], System.nanoTime() - began, began);
+                    hints.probed(pass, look.found(), look.due(), System.nanoTime() - began, began);
                 } catch (RuntimeException e) {
                     hints.probeFailed(pass);
                     Jdbc.LOG.debug("looking behind the claims of queue {} failed: {}", request.queue(), e.toString());
@@ -200,15 +199,6 @@ public final class Claims {
         } catch (RejectedExecutionException e) {
             hints.probeFailed(pass);
         }
-    }
-
-    private @Nullable Instant nextDue(Connection c, ClaimRequest request, List<String> states) throws SQLException {
-        return Jdbc.queryOne(c, context.sql().nextDue(states.size()), ps -> {
-            int i = 1;
-            ps.setString(i++, request.machine());
-            for (String s : states) ps.setString(i++, s);
-            Rows.setInstant(ps, i, request.now());
-        }, rs -> Rows.getInstant(rs, 1));
     }
 
     /**

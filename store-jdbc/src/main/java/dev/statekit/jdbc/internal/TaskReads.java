@@ -199,12 +199,16 @@ public final class TaskReads {
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(now, "now");
         if (states.isEmpty()) return null;
-        int n = new TreeSet<>(states).size();
-        return jdbc.read("scanning due tasks", null, c -> Jdbc.queryOne(c, sql.nextDue(n), ps -> {
+        return jdbc.read("scanning due tasks", null, c -> nextDue(c, sql, machine, states, now));
+    }
+
+    /** As {@link #nextDue(String, Collection, Instant)}, on {@code c}; {@code states} must not be empty. */
+    static @Nullable Instant nextDue(Connection c, Sql sql, String machine, Collection<String> states, Instant now) throws SQLException {
+        return Jdbc.queryOne(c, sql.nextDue(new TreeSet<>(states).size()), ps -> {
             ps.setString(1, machine);
             int i = Jdbc.bindStates(ps, 2, states);
             Rows.setInstant(ps, i, now);
-        }, rs -> Rows.getInstant(rs, 1)));
+        }, rs -> Rows.getInstant(rs, 1));
     }
 
     /** Returns the tasks whose lease {@code owner} holds, by id, at most {@code max}. */
