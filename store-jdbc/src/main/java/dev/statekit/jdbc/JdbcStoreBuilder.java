@@ -145,7 +145,7 @@ public final class JdbcStoreBuilder {
             try {
                 if (chosen == null) {
                     String product = c.getMetaData().getDatabaseProductName();
-                    chosen = Dialect.fromProductName(product);
+                    chosen = Dialect.of(product, c.getMetaData().getDatabaseProductVersion());
                     log.info("statekit store on tables {}*: dialect {} detected from database product '{}'",
                             tablePrefix, chosen, product);
                 } else {

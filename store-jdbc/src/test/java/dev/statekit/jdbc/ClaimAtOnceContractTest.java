@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.jdbc.internal.Rows;
 import dev.statekit.jdbc.internal.Sql;
+import dev.statekit.jdbc.internal.Times;
 import dev.statekit.store.Attributes;
 import dev.statekit.store.ClaimRequest;
 import dev.statekit.store.ClaimRule;
@@ -134,19 +135,19 @@ class ClaimAtOnceContractTest {
                     i = runnable(ps, i, now);
                     i = runnable(ps, i, now);
                     ps.setString(i++, OWNER);
-                    Rows.setInstant(ps, i++, now.plus(LEASE));
-                    Rows.setInstant(ps, i++, now);
+                    Times.ZONED.set(ps, i++, now.plus(LEASE));
+                    Times.ZONED.set(ps, i++, now);
                     ps.setString(i++, TriggerSource.SYSTEM.name());
                     ps.setString(i++, OWNER);
                     ps.setString(i, ClaimRule.CLAIM_REASON);
                     try (ResultSet rs = ps.executeQuery()) {
                         assertThat(rs.next()).isTrue();
-                        claimed = Rows.task(rs);
+                        claimed = Rows.task(Times.ZONED, rs);
                         assertThat(rs.getBoolean(25)).as("cancel_requested of the claimed row").isFalse();
                         assertThat(rs.getString(28)).as("from-state").isEqualTo(RULE.from());
                         assertThat(rs.getString(29)).as("event").isEqualTo(RULE.event());
                         assertThat(rs.getBoolean(33)).as("the plain order is the claim order").isTrue();
-                        assertThat(Rows.getInstant(rs, 34)).as("ready since").isEqualTo(ClaimRule.readySince(before));
+                        assertThat(Times.ZONED.get(rs, 34)).as("ready since").isEqualTo(ClaimRule.readySince(before));
                         assertThat(rs.next()).as("one task claimed").isFalse();
                     }
                 }
@@ -177,7 +178,7 @@ class ClaimAtOnceContractTest {
         ps.setString(i++, MACHINE);
         ps.setString(i++, QUEUE);
         ps.setString(i++, RULE.from());
-        Rows.setInstant(ps, i++, now);
+        Times.ZONED.set(ps, i++, now);
         return i;
     }
 }

@@ -17,14 +17,16 @@ import java.util.List;
 public final class ActivityReads {
     private final Jdbc jdbc;
     private final String text;
+    private final Times times;
 
     /** Creates the reads of one store. */
     public ActivityReads(JdbcContext context) {
+        this.times = context.sql().times;
         this.jdbc = context.jdbc();
         Sql sql = context.sql();
         // Parameters: bucket millis, from (tasks), from, to (entries).
         this.text = "select machine, queue, event, to_state, b, count(*) from (select t.machine, t.queue, h.event, h.to_state,"
-                + " floor(extract(epoch from h.at) * 1000 / ?) b from " + sql.tasks + " t join " + sql.history
+                + " floor(" + sql.flavor.epochMillis("h.at") + " / ?) b from " + sql.tasks + " t join " + sql.history
                 + " h on h.task_id = t.id where t.updated_at >= ? and h.at >= ? and h.at < ?) x"
                 + " group by machine, queue, event, to_state, b";
     }
@@ -34,9 +36,9 @@ public final class ActivityReads {
         long ms = ActivityCount.requireWindow(from, to, bucket);
         List<ActivityCount> counts = jdbc.read("counting history by bucket", null, c -> Jdbc.query(c, text, ps -> {
             ps.setLong(1, ms);
-            Rows.setInstant(ps, 2, from);
-            Rows.setInstant(ps, 3, from);
-            Rows.setInstant(ps, 4, to);
+            times.set(ps, 2, from);
+            times.set(ps, 3, from);
+            times.set(ps, 4, to);
         }, rs -> new ActivityCount(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
                 Instant.ofEpochMilli(rs.getLong(5) * ms), rs.getLong(6))));
         List<ActivityCount> sorted = new ArrayList<>(counts);

@@ -1,6 +1,5 @@
 package dev.statekit.jdbc.internal;
 
-import dev.statekit.jdbc.Dialect;
 
 /**
  * The SQL text of one store's retention and archive (schema version 3): finding and locking finished
@@ -19,7 +18,10 @@ public final class ArchiveSql {
     /** Selects an archived task with its history, one row per entry (none: one row with null entry columns), in one snapshot. */
     public final String archivedById;
 
-    private final boolean pg;
+    /** How the dialect's time columns travel. */
+    public final Times times;
+
+    private final SqlFlavor flavor;
     private final String tasks;
     /** The tasks table read through its retention index (H2 names it; PostgreSQL chooses it by itself). */
     private final String tasksByAge;
@@ -27,11 +29,12 @@ public final class ArchiveSql {
     private final GroupSql groups;
 
     /** Builds the SQL of a store's archive; {@code prefix} must have been validated. */
-    public ArchiveSql(Dialect dialect, String prefix, GroupSql groups) {
-        this.pg = dialect == Dialect.POSTGRESQL;
+    public ArchiveSql(SqlFlavor flavor, String prefix, GroupSql groups) {
+        this.flavor = flavor;
+        this.times = flavor.times();
         this.groups = groups;
         tasks = prefix + "tasks";
-        tasksByAge = tasks + (pg ? "" : " use index (" + prefix + "tasks_finished_idx)");
+        tasksByAge = flavor.indexHint(tasks, prefix + "tasks_finished_idx");
         history = prefix + "history";
         archivedTasks = prefix + "archived_tasks";
         archivedHistory = prefix + "archived_history";
@@ -58,7 +61,7 @@ public final class ArchiveSql {
      */
     public String roots(int states) {
         return "select id from " + tasksByAge + " where machine = ? and state in " + Sql.params(states)
-                + " and lease_token is null and parent_id is null and updated_at < ? limit ?" + (pg ? " for update skip locked" : "");
+                + " and lease_token is null and parent_id is null and updated_at < ? limit ?" + flavor.lockLimited();
     }
 
     /** Locks, passing over rows other transactions hold, the tasks with {@code n} ids, returning {@link #TREE_COLUMNS} as they are now. */
@@ -91,11 +94,8 @@ public final class ArchiveSql {
      * each task.
      */
     public String copyTasks(int n) {
-        StringBuilder values = new StringBuilder();
-        for (int i = 0; i < n; i++) values.append(i == 0 ? "" : ", ").append("(cast(? as bigint), cast(? as bigint))");
         return "insert into " + archivedTasks + " (" + Rows.TASK_COLUMNS + ", root_id, archived_at) select "
-                + qualified("t", Rows.TASK_COLUMNS) + ", v.root_id, ? from " + tasks + " t join (values " + values
-                + ") v (id, root_id) on t.id = v.id";
+                + qualified("t", Rows.TASK_COLUMNS) + ", v.root_id, ? from " + tasks + " t join " + flavor.pairs(n) + " on t.id = v.id";
     }
 
     /** Copies the history of {@code n} tasks into the archive. */
@@ -127,7 +127,7 @@ public final class ArchiveSql {
      */
     public String oldRoots() {
         return "select id from " + archivedTasks + " where machine = ? and root_id = id and archived_at < ? order by archived_at, id"
-                + " limit ?" + (pg ? " for update skip locked" : "");
+                + " limit ?" + flavor.lockLimited();
     }
 
     /** Locks, passing over rows other transactions hold, the archived roots among {@code n} ids, returning their ids. */

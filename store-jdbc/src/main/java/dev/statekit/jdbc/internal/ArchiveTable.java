@@ -54,7 +54,7 @@ public final class ArchiveTable {
             Jdbc.Binder byId = FinishedTrees.bindIds(chunk);
             if (archivedAt != null) {
                 Jdbc.update(c, sql.copyTasks(chunk.size()), ps -> {
-                    Rows.setInstant(ps, 1, archivedAt);
+                    sql.times.set(ps, 1, archivedAt);
                     for (int i = 0; i < chunk.size(); i++) {
                         ps.setLong(2 + 2 * i, chunk.get(i));
                         ps.setLong(3 + 2 * i, chunkRoots.get(i));
@@ -77,13 +77,13 @@ public final class ArchiveTable {
                 ps.setLong(1, id);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) return Optional.empty();
-                    TaskRecord task = Rows.task(rs);
+                    TaskRecord task = Rows.task(sql.times, rs);
                     long root = rs.getLong(28);
-                    Instant archivedAt = Objects.requireNonNull(Rows.getInstant(rs, 29), "archived_at");
+                    Instant archivedAt = Objects.requireNonNull(sql.times.get(rs, 29), "archived_at");
                     List<HistoryEntry> history = new ArrayList<>();
                     do {
                         rs.getLong(30);
-                        if (!rs.wasNull()) history.add(Rows.history(rs, 30));
+                        if (!rs.wasNull()) history.add(Rows.history(sql.times, rs, 30));
                     } while (rs.next());
                     return Optional.of(new ArchivedTask(task, history, root, archivedAt));
                 }
@@ -99,7 +99,7 @@ public final class ArchiveTable {
         RetentionResult result = jdbc.transaction("deleting archived tasks of machine " + machine, null, c -> {
             List<Long> candidates = Jdbc.query(c, sql.oldRoots(), ps -> {
                 ps.setString(1, machine);
-                Rows.setInstant(ps, 2, archivedBefore);
+                sql.times.set(ps, 2, archivedBefore);
                 ps.setInt(3, max);
             }, rs -> rs.getLong(1));
             if (candidates.isEmpty()) return RetentionResult.NONE;

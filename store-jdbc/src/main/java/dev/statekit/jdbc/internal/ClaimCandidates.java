@@ -106,7 +106,7 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
             int rows;
             try (PreparedStatement ps = c.prepareStatement(sql.runnable(states.size(), true, true, limit, lock))) {
                 int i = bind(ps);
-                ps.setInt(i, ops.priorityBelow(priority));
+                ps.setInt(i, sql.flavor.priorityBelow(priority));
                 rows = read(ps, read, false);
             }
             for (TaskRecord t : ops.lockCandidates(c, request, states, read, this::readCandidate)) {
@@ -172,7 +172,7 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
         ps.setString(i++, request.machine());
         ps.setString(i++, request.queue());
         for (String s : states) ps.setString(i++, s);
-        Rows.setInstant(ps, i++, request.now());
+        sql.times.set(ps, i++, request.now());
         Position after = last;
         if (after != null) {
             ps.setInt(i++, after.priority());
@@ -188,7 +188,7 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
         long id = rs.getLong(1);
         if (bad.contains(id)) return null;
         try {
-            return Rows.task(rs);
+            return Rows.task(sql.times, rs);
         } catch (StatekitException e) {
             bad.add(id);
             Jdbc.LOG.warn("task {} on queue {} cannot be read and is not claimed: {}", id, request.queue(), e.getMessage());

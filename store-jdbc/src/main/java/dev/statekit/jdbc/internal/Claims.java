@@ -240,8 +240,8 @@ public final class Claims {
             i = bindRunnable(ps, i, request, states);      // whether any is runnable, when the queue is not open
             i = bindRunnable(ps, i, request, states);      // whether any of a lower priority is
             ps.setString(i++, request.owner());
-            Rows.setInstant(ps, i++, expires);
-            Rows.setInstant(ps, i++, now);
+            context.sql().times.set(ps, i++, expires);
+            context.sql().times.set(ps, i++, now);
             ps.setString(i++, TriggerSource.SYSTEM.name());
             ps.setString(i++, request.owner());
             ps.setString(i, ClaimRule.CLAIM_REASON);
@@ -258,10 +258,10 @@ public final class Claims {
                         fallBack = found && (!queueRow || (!paused && (limit > 0 || !ordered)) || (open && !locked));
                         continue;
                     }
-                    TaskRecord task = Rows.task(rs);
+                    TaskRecord task = Rows.task(context.sql().times, rs);
                     HistoryEntry entry = new HistoryEntry(task.id(), task.version(), rs.getString(28), task.state(), rs.getString(29),
                             TriggerSource.SYSTEM, request.owner(), ClaimRule.CLAIM_REASON, task.updatedAt(), null);
-                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(Rows.getInstant(rs, 34))));
+                    claimed.add(new Claimed(task, entry, Objects.requireNonNull(context.sql().times.get(rs, 34))));
                 }
             }
         } catch (StatekitException e) {
@@ -272,12 +272,12 @@ public final class Claims {
         return fallBack ? null : claimed;
     }
 
-    private static int bindRunnable(PreparedStatement ps, int first, ClaimRequest request, List<String> states) throws SQLException {
+    private int bindRunnable(PreparedStatement ps, int first, ClaimRequest request, List<String> states) throws SQLException {
         int i = first;
         ps.setString(i++, request.machine());
         ps.setString(i++, request.queue());
         for (String s : states) ps.setString(i++, s);
-        Rows.setInstant(ps, i++, request.now());
+        context.sql().times.set(ps, i++, request.now());
         return i;
     }
 

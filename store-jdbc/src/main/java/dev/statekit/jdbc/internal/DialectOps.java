@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What the store does differently on each database, chosen once when the store is built
- * ({@link PostgresOps}, {@link H2Ops}); everything else is shared. The SQL text of each dialect
+ * ({@link PostgresOps}, {@link BatchOps}); everything else is shared. The SQL text of each dialect
  * lives in {@link Sql}. Implementations are immutable and thread-safe; each call runs on the
  * caller's connection, inside the caller's transaction.
  */
@@ -74,6 +74,4 @@ public interface DialectOps {
      */
     boolean claimsSideBySide();
 
-    /** Returns the value to bind for "priority below {@code priority}" in {@link Sql#runnable}. */
-    int priorityBelow(int priority);
 }

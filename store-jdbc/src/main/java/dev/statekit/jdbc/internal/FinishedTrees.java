@@ -47,7 +47,7 @@ final class FinishedTrees {
         if (candidates.isEmpty()) return List.of();
         Map<Long, Long> rootOf = new HashMap<>();
         Map<Long, List<Long>> trees = new LinkedHashMap<>();
-        for (Row row : rows(c, sql::lockTasks, candidates)) {
+        for (Row row : rows(c, sql.times, sql::lockTasks, candidates)) {
             // RetentionRequest.isRoot, on the columns read
             Set<Long> chosen = request.roots();
             if (row.machine().equals(request.machine()) && row.parent() == null && !row.leased()
@@ -62,7 +62,7 @@ final class FinishedTrees {
         while (!level.isEmpty()) {
             Set<Long> locked = new HashSet<>();
             List<Long> next = new ArrayList<>();
-            for (Row row : rows(c, sql::lockChildren, level)) {
+            for (Row row : rows(c, sql.times, sql::lockChildren, level)) {
                 long root = rootOf.get(row.parent());
                 rootOf.put(row.id(), root);
                 locked.add(row.id());
@@ -105,7 +105,7 @@ final class FinishedTrees {
             int i = 1;
             ps.setString(i++, request.machine());
             for (String s : states) ps.setString(i++, s);
-            Rows.setInstant(ps, i++, request.finishedBefore());
+            sql.times.set(ps, i++, request.finishedBefore());
             ps.setInt(i, request.max());
         }, rs -> rs.getLong(1));
     }
@@ -117,11 +117,11 @@ final class FinishedTrees {
         };
     }
 
-    private static List<Row> rows(Connection c, java.util.function.IntFunction<String> text, List<Long> ids) throws SQLException {
+    private static List<Row> rows(Connection c, Times times, java.util.function.IntFunction<String> text, List<Long> ids) throws SQLException {
         List<Row> rows = new ArrayList<>();
         for (int from = 0; from < ids.size(); from += CHUNK) {
             List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
-            rows.addAll(Jdbc.query(c, text.apply(chunk.size()), bindIds(chunk), FinishedTrees::row));
+            rows.addAll(Jdbc.query(c, text.apply(chunk.size()), bindIds(chunk), rs -> row(times, rs)));
         }
         return rows;
     }
@@ -135,12 +135,12 @@ final class FinishedTrees {
         return pairs;
     }
 
-    private static Row row(ResultSet rs) throws SQLException {
+    private static Row row(Times times, ResultSet rs) throws SQLException {
         long parent = rs.getLong(2);
         Long parentId = rs.wasNull() ? null : parent;
         rs.getLong(5);
         boolean leased = !rs.wasNull();
-        Instant updatedAt = Rows.getInstant(rs, 6);
+        Instant updatedAt = times.get(rs, 6);
         if (updatedAt == null) throw new SQLException("task " + rs.getLong(1) + " has no updated_at");
         return new Row(rs.getLong(1), parentId, rs.getString(3), rs.getString(4), leased, updatedAt);
     }

@@ -125,13 +125,13 @@ public final class GroupRows {
                 ps.setString(8, ch.to());
                 ps.setLong(9, ch.id());
                 ps.setLong(10, ch.id());
-                if (moves.size() == 1) {
+                if (moves.size() == 1 || !sql.batchesInsertSelect()) {
                     ps.executeUpdate();
-                    return;
+                    continue;
                 }
                 ps.addBatch();
             }
-            ps.executeBatch();
+            if (moves.size() > 1 && sql.batchesInsertSelect()) ps.executeBatch();
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.statekit.jdbc.internal;
 
-import dev.statekit.jdbc.Dialect;
 
 /**
  * The SQL text of one store's groups: the group rows, their counts, the dependency edges and the
@@ -64,24 +63,22 @@ public final class GroupSql {
     /** Deletes the groups, counts, edges and marks of a deleted task: one statement each, parameter the task. */
     public final String[] deleteOwned;
 
-    private final Dialect dialect;
+    private final SqlFlavor flavor;
     private final String tasks;
     private final String nextCheck;
 
     /** Builds the SQL of a store's groups; {@code prefix} must have been validated. */
-    public GroupSql(Dialect dialect, String prefix) {
-        boolean pg = dialect == Dialect.POSTGRESQL;
-        String text = pg ? "text" : "varchar";
-        this.dialect = dialect;
+    public GroupSql(SqlFlavor flavor, String prefix) {
+        String text = flavor.castText();
+        this.flavor = flavor;
         tasks = prefix + "tasks";
         groups = prefix + "groups";
         counts = prefix + "group_counts";
         dependencies = prefix + "dependencies";
         marks = prefix + "marks";
-        nextCheck = pg ? "nextval('" + prefix + "check_seq')" : "next value for " + prefix + "check_seq";
+        nextCheck = flavor.nextValue(prefix + "check_seq");
 
-        // H2 has no shared row locks.
-        lockShared = "select id, machine, state from " + tasks + " where id = ? for " + (pg ? "share" : "update");
+        lockShared = "select id, machine, state from " + tasks + " where id = ?" + flavor.shareLock();
         lockTask = "select id, machine, state from " + tasks + " where id = ? for update";
         group = "select " + GROUP_COLUMNS + " from " + groups + " where owner_id = ?";
         groupWithCounts = "select g.owner_id, g.owner_machine, g.kind, g.sealed, g.total, g.resolution, g.hold, g.awaiting,"
@@ -151,17 +148,22 @@ public final class GroupSql {
         // estimated from the groups table's statistics: with the parent of many children in it, the
         // planner expected almost no candidate to be left, and read and sorted every task of the
         // queue at each claim instead of reading the claim index in order up to the limit.
-        String fence = dialect == Dialect.POSTGRESQL ? " offset 0" : "";
+        String fence = flavor.planFence();
         return " and not exists (select 1 from " + groups + " h where h.owner_id = " + tasks + ".parent_id and h.hold = true"
                 + " and h.kind = 'CHILDREN'" + fence + ")"
                 + " and not exists (select 1 from " + groups + " d where d.owner_id = " + tasks + ".id and d.hold = true"
                 + " and d.kind = 'DEPENDENCIES'" + fence + ")";
     }
 
-    /** The conditions, on a query of the tasks table as {@code t}, that no mark waits for {@code t} and no task depends on it. */
-    public String unclaimedByGroups() {
-        return " and not exists (select 1 from " + marks + " m where m.owner_id = t.id)"
-                + " and not exists (select 1 from " + dependencies + " d where d.member_id = t.id)";
+    /** Returns whether {@link #markChange} can go as a JDBC batch; see {@link SqlFlavor#batchesInsertSelect}. */
+    public boolean batchesInsertSelect() {
+        return flavor.batchesInsertSelect();
+    }
+
+    /** The conditions, on a query of the tasks table as {@code task}, that no mark waits for the task and no task depends on it. */
+    public String unclaimedByGroups(String task) {
+        return " and not exists (select 1 from " + marks + " m where m.owner_id = " + task + ".id)"
+                + " and not exists (select 1 from " + dependencies + " d where d.member_id = " + task + ".id)";
     }
 
     /** Selects the owners of marks of {@code machines} owner machines, oldest mark first, one row per mark: parameters the machines, limit. */
@@ -194,12 +196,21 @@ public final class GroupSql {
     public String takeMarks(int n) {
         String delete = "delete from " + marks + " where owner_id in " + Sql.params(n);
         String columns = "owner_id, id, member_machine, from_state, to_state";
-        return dialect == Dialect.POSTGRESQL ? delete + " returning " + columns : "select " + columns + " from old table (" + delete + ")";
+        return flavor.deleteReturning(delete, columns);
     }
 
-    /** Deletes the marks of those of {@code n} owners that no longer exist (deleted while a member's change marked them). */
+    /** Selects which of {@code n} tasks exist, without locks. */
+    public String existing(int n) {
+        return "select id from " + tasks + " where id in " + Sql.params(n);
+    }
+
+    /**
+     * Deletes the marks of {@code n} owners that no longer exist (deleted while a member's change
+     * marked them), as {@link #existing} found them. Apart from that read: a delete whose condition
+     * reads the tasks would lock them on MariaDB, after the marks, where a pass locks its owner
+     * first and its marks after.
+     */
     public String deleteOrphanMarks(int n) {
-        return "delete from " + marks + " where owner_id in " + Sql.params(n)
-                + " and not exists (select 1 from " + tasks + " t where t.id = " + marks + ".owner_id)";
+        return "delete from " + marks + " where owner_id in " + Sql.params(n);
     }
 }

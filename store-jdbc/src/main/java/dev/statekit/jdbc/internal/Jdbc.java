@@ -64,8 +64,16 @@ public final class Jdbc {
     /** Binds nothing. */
     public static final Binder NO_PARAMETERS = ps -> { };
 
+    /** What a borrowed connection needs before the store's work runs on it. */
+    @FunctionalInterface
+    public interface Setup {
+        /** Prepares {@code c}, borrowed from the pool, for the store's work. */
+        void prepare(Connection c) throws SQLException;
+    }
+
     private final DataSource dataSource;
     private final @Nullable Joined joined;
+    private final Setup setup;
 
     /** Creates the plumbing over {@code dataSource}. */
     public Jdbc(DataSource dataSource) {
@@ -74,8 +82,18 @@ public final class Jdbc {
 
     /** Creates the plumbing over {@code dataSource}, joining the transaction {@code joined} names whenever it names one. */
     public Jdbc(DataSource dataSource, @Nullable Joined joined) {
+        this(dataSource, joined, c -> { });
+    }
+
+    private Jdbc(DataSource dataSource, @Nullable Joined joined, Setup setup) {
         this.dataSource = dataSource;
         this.joined = joined;
+        this.setup = setup;
+    }
+
+    /** Returns this plumbing, preparing every connection it borrows with {@code setup} (not the connection of a joined transaction). */
+    public Jdbc preparing(Setup setup) {
+        return new Jdbc(dataSource, joined, setup);
     }
 
     /** Returns the data source. */
@@ -92,10 +110,18 @@ public final class Jdbc {
      *                           {@link SqlErrors#noConnection} classifies it
      */
     public Connection connect(String doing, @Nullable Long taskId) {
+        Connection c;
         try {
-            return dataSource.getConnection();
+            c = dataSource.getConnection();
         } catch (SQLException e) {
             throw SqlErrors.noConnection(e, doing, taskId);
+        }
+        try {
+            setup.prepare(c);
+            return c;
+        } catch (SQLException e) {
+            close(c);
+            throw SqlErrors.translate(e, doing, taskId);
         }
     }
 
@@ -217,13 +243,13 @@ public final class Jdbc {
     }
 
     /** Runs a query of task rows and returns the tasks, skipping (and logging at WARN) rows that cannot be read. */
-    public static List<TaskRecord> tasks(Connection c, String sql, Binder binder) throws SQLException {
+    public static List<TaskRecord> tasks(Connection c, Times times, String sql, Binder binder) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             binder.bind(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 List<TaskRecord> tasks = new ArrayList<>();
                 while (rs.next()) {
-                    TaskRecord t = readTaskOrNull(rs);
+                    TaskRecord t = readTaskOrNull(times, rs);
                     if (t != null) tasks.add(t);
                 }
                 return tasks;
@@ -232,9 +258,9 @@ public final class Jdbc {
     }
 
     /** Reads the task of the current row, or returns null after logging at WARN a row that cannot be read. */
-    public static @Nullable TaskRecord readTaskOrNull(ResultSet rs) throws SQLException {
+    public static @Nullable TaskRecord readTaskOrNull(Times times, ResultSet rs) throws SQLException {
         try {
-            return Rows.task(rs);
+            return Rows.task(times, rs);
         } catch (StatekitException e) {
             LOG.warn("skipping task {}: {}", e.taskId(), e.getMessage());
             return null;

@@ -23,8 +23,13 @@ public record JdbcContext(Jdbc jdbc, Sql sql, RowWrites rows, DialectOps ops, in
     /** Returns the context of a store working through {@code jdbc}; {@code prefix} must have been validated. */
     public static JdbcContext of(Jdbc jdbc, Dialect dialect, String prefix, int maxPayloadChars) {
         Sql sql = new Sql(dialect, prefix);
+        jdbc = jdbc.preparing(sql.flavor::prepare);
         RowWrites rows = new RowWrites(sql);
-        DialectOps ops = dialect == Dialect.POSTGRESQL ? new PostgresOps(jdbc, sql) : new H2Ops(sql, rows);
+        DialectOps ops = switch (dialect) {
+            case POSTGRESQL -> new PostgresOps(jdbc, sql);
+            case H2 -> new BatchOps(sql, rows, Wakes.NONE);
+            case MARIADB -> new BatchOps(sql, rows, new WakeTable(jdbc.dataSource(), sql.wakes));
+        };
         return new JdbcContext(jdbc, sql, rows, ops, maxPayloadChars);
     }
 }

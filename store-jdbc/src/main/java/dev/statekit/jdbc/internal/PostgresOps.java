@@ -245,7 +245,7 @@ public final class PostgresOps implements DialectOps {
         try (PreparedStatement ps = c.prepareStatement(sql.claimTasks)) {
             for (int i = 0; i < arrays.length; i++) ps.setArray(i + 1, c.createArrayOf(types[i], arrays[i]));
             ps.setString(8, request.owner());
-            Rows.setInstant(ps, 9, expires);
+            sql.times.set(ps, 9, expires);
             ps.setString(10, TriggerSource.SYSTEM.name());
             ps.setString(11, request.owner());
             ps.setString(12, ClaimRule.CLAIM_REASON);
@@ -271,11 +271,6 @@ public final class PostgresOps implements DialectOps {
     public List<TaskRecord> lockCandidates(Connection c, ClaimRequest request, List<String> states, List<TaskRecord> read,
                                            Jdbc.RowReader<@Nullable TaskRecord> reader) {
         return read;
-    }
-
-    @Override
-    public int priorityBelow(int priority) {
-        return priority;
     }
 
     /** Yes: {@code FOR SHARE} on the queue row, {@code FOR UPDATE SKIP LOCKED} on the tasks. */

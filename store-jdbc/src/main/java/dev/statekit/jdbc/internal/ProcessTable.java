@@ -25,9 +25,11 @@ public final class ProcessTable {
     private final String touch;
     private final String stop;
     private final String purge;
+    private final Times times;
 
     /** Creates the process records table of one store. */
     public ProcessTable(JdbcContext context) {
+        this.times = context.sql().times;
         this.jdbc = context.jdbc();
         String table = context.sql().processes;
         this.all = "select " + COLUMNS + " from " + table + " order by owner";
@@ -49,10 +51,10 @@ public final class ProcessTable {
                 Rows.setLong(ps, 3, p.pid());
                 ps.setString(4, String.join("\n", p.machines()));
                 ps.setString(5, String.join("\n", p.queues()));
-                Rows.setInstant(ps, 6, p.startedAt());
-                Rows.setInstant(ps, 7, p.lastSeen());
+                times.set(ps, 6, p.startedAt());
+                times.set(ps, 7, p.lastSeen());
                 ps.setLong(8, p.goneAfter().toMillis());
-                Rows.setInstant(ps, 9, p.stoppedAt());
+                times.set(ps, 9, p.stoppedAt());
             });
         });
     }
@@ -60,8 +62,8 @@ public final class ProcessTable {
     /** Moves the {@code last_seen} of {@code owner} to {@code at} unless it is later; returns whether there is a row. */
     public boolean touch(String owner, Instant at) {
         return jdbc.transaction("refreshing process " + owner, null, c -> Jdbc.update(c, touch, ps -> {
-            Rows.setInstant(ps, 1, at);
-            Rows.setInstant(ps, 2, at);
+            times.set(ps, 1, at);
+            times.set(ps, 2, at);
             ps.setString(3, owner);
         })) > 0;
     }
@@ -69,27 +71,27 @@ public final class ProcessTable {
     /** Marks {@code owner} stopped at {@code at}; returns whether there is a row. */
     public boolean stop(String owner, Instant at) {
         return jdbc.transaction("stopping process " + owner, null, c -> Jdbc.update(c, stop, ps -> {
-            Rows.setInstant(ps, 1, at);
-            Rows.setInstant(ps, 2, at);
-            Rows.setInstant(ps, 3, at);
+            times.set(ps, 1, at);
+            times.set(ps, 2, at);
+            times.set(ps, 3, at);
             ps.setString(4, owner);
         })) > 0;
     }
 
     /** Returns every record, by owner. */
     public List<ProcessRecord> all() {
-        return jdbc.read("reading processes", null, c -> Jdbc.query(c, all, ps -> { }, ProcessTable::record));
+        return jdbc.read("reading processes", null, c -> Jdbc.query(c, all, ps -> { }, this::record));
     }
 
     /** Deletes the records last seen before {@code seenBefore}; returns how many. */
     public int purge(Instant seenBefore) {
-        return jdbc.transaction("purging processes", null, c -> Jdbc.update(c, purge, ps -> Rows.setInstant(ps, 1, seenBefore)));
+        return jdbc.transaction("purging processes", null, c -> Jdbc.update(c, purge, ps -> times.set(ps, 1, seenBefore)));
     }
 
-    private static ProcessRecord record(ResultSet rs) throws SQLException {
+    private ProcessRecord record(ResultSet rs) throws SQLException {
         return new ProcessRecord(rs.getString(1), rs.getString(2), Rows.getLong(rs, 3), names(rs.getString(4)), names(rs.getString(5)),
-                Objects.requireNonNull(Rows.getInstant(rs, 6), "started_at"), Objects.requireNonNull(Rows.getInstant(rs, 7), "last_seen"),
-                Duration.ofMillis(rs.getLong(8)), Rows.getInstant(rs, 9));
+                Objects.requireNonNull(times.get(rs, 6), "started_at"), Objects.requireNonNull(times.get(rs, 7), "last_seen"),
+                Duration.ofMillis(rs.getLong(8)), times.get(rs, 9));
     }
 
     private static List<String> names(@Nullable String joined) {

@@ -43,7 +43,7 @@ public final class Purges {
             List<Candidate> candidates = Jdbc.query(c, sql.purgeCandidates(n), ps -> {
                 ps.setString(1, machine);
                 int i = Jdbc.bindStates(ps, 2, states);
-                Rows.setInstant(ps, i++, updatedBefore);
+                sql.times.set(ps, i++, updatedBefore);
                 ps.setInt(i, max);
             }, rs -> new Candidate(rs.getLong(1), rs.getLong(2)));
             List<Long> deleted = new ArrayList<>();

@@ -156,7 +156,7 @@ public final class QueueTable {
         });
     }
 
-    private static @Nullable QueueRecord select(Connection c, String statement, String queue) throws SQLException {
-        return Jdbc.queryOne(c, statement, ps -> ps.setString(1, queue), Rows::queue);
+    private @Nullable QueueRecord select(Connection c, String statement, String queue) throws SQLException {
+        return Jdbc.queryOne(c, statement, ps -> ps.setString(1, queue), sql.times::queue);
     }
 }

@@ -36,8 +36,10 @@ final class RateTable {
     private final String markHeld;
     private final String dropHolds;
     private final String forgetHolds;
+    private final Times times;
 
     RateTable(Sql sql) {
+        this.times = sql.times;
         latestStart = "select max(started_at) from " + sql.rateStarts + " where queue = ?";
         startsInWindow = "select rate_key, count(*) from " + sql.rateStarts + " where queue = ? and started_at > ? group by rate_key";
         dropOldStarts = "delete from " + sql.rateStarts + " where queue = ? and started_at <= ?";
@@ -53,7 +55,7 @@ final class RateTable {
 
     /** Returns the latest start of {@code queue} kept, or null; the caller holds the queue's row lock. */
     @Nullable Instant latestStart(Connection c, String queue) throws SQLException {
-        return Jdbc.queryOne(c, latestStart, ps -> ps.setString(1, queue), rs -> Rows.getInstant(rs, 1));
+        return Jdbc.queryOne(c, latestStart, ps -> ps.setString(1, queue), rs -> times.get(rs, 1));
     }
 
     /**
@@ -72,12 +74,12 @@ final class RateTable {
                 Instant forgotten = Rows.micros(limit.keepAfter(latest));
                 Jdbc.update(c, dropOldStarts, ps -> {
                     ps.setString(1, q.name());
-                    Rows.setInstant(ps, 2, forgotten);
+                    times.set(ps, 2, forgotten);
                 });
             }
             for (Object[] row : Jdbc.query(c, startsInWindow, ps -> {
                 ps.setString(1, q.name());
-                Rows.setInstant(ps, 2, after);
+                times.set(ps, 2, after);
             }, rs -> new Object[] {rs.getString(1), rs.getInt(2)})) {
                 starts.put((String) row[0], (Integer) row[1]);
             }
@@ -86,12 +88,12 @@ final class RateTable {
         if (RateGate.holdsApply(q.heldUntil(), now)) {
             held.addAll(Jdbc.query(c, heldKeys, ps -> {
                 ps.setString(1, q.name());
-                Rows.setInstant(ps, 2, now);
+                times.set(ps, 2, now);
             }, rs -> rs.getString(1)));
         } else if (q.heldUntil() != null) {
             Jdbc.update(c, dropHolds, ps -> {
                 ps.setString(1, q.name());
-                Rows.setInstant(ps, 2, now);
+                times.set(ps, 2, now);
             });
             Jdbc.update(c, forgetHolds, ps -> ps.setString(1, q.name()));
         }
@@ -109,7 +111,7 @@ final class RateTable {
             for (Claimed k : claimed) {
                 ps.setString(1, queue);
                 ps.setString(2, RateLimit.keyOf(limit, k.task()));
-                Rows.setInstant(ps, 3, k.entry().at());
+                times.set(ps, 3, k.entry().at());
                 ps.addBatch();
             }
             ps.executeBatch();
@@ -126,20 +128,20 @@ final class RateTable {
             Jdbc.update(c, insertHold, ps -> {
                 ps.setString(1, queue);
                 ps.setString(2, key);
-                Rows.setInstant(ps, 3, until);
+                times.set(ps, 3, until);
             });
         } else {
             Jdbc.update(c, extendHold, ps -> {
-                Rows.setInstant(ps, 1, until);
+                times.set(ps, 1, until);
                 ps.setString(2, queue);
                 ps.setString(3, key);
-                Rows.setInstant(ps, 4, until);
+                times.set(ps, 4, until);
             });
         }
         Jdbc.update(c, markHeld, ps -> {
-            Rows.setInstant(ps, 1, until);
+            times.set(ps, 1, until);
             ps.setString(2, queue);
-            Rows.setInstant(ps, 3, until);
+            times.set(ps, 3, until);
         });
     }
 }

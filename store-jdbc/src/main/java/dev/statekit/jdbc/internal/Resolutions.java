@@ -118,14 +118,17 @@ public final class Resolutions {
         while (owners.size() < max && next < candidates.size()) {     // in the order picked, a chunk at a time
             List<Long> chunk = candidates.subList(next, Math.min(candidates.size(), next + max - owners.size()));
             next += chunk.size();
-            owners.addAll(Jdbc.tasks(c, gsql.lockOwners(chunk.size()), ps -> bindIds(ps, 1, chunk)));
+            owners.addAll(Jdbc.tasks(c, sql.times, gsql.lockOwners(chunk.size()), ps -> bindIds(ps, 1, chunk)));
         }
         owners.sort((a, b) -> Long.compare(a.id(), b.id()));
         List<Long> ids = new ArrayList<>(owners.size());
         for (TaskRecord t : owners) ids.add(t.id());
         List<Long> missed = new ArrayList<>(candidates.subList(0, next));
         missed.removeAll(ids);
-        if (!missed.isEmpty()) Jdbc.update(c, gsql.deleteOrphanMarks(missed.size()), ps -> bindIds(ps, 1, missed));
+        if (!missed.isEmpty()) {
+            missed.removeAll(Jdbc.query(c, gsql.existing(missed.size()), ps -> bindIds(ps, 1, missed), rs -> rs.getLong(1)));
+            if (!missed.isEmpty()) Jdbc.update(c, gsql.deleteOrphanMarks(missed.size()), ps -> bindIds(ps, 1, missed));
+        }
         if (owners.isEmpty()) return Written.NONE;
         Map<Long, GroupRows.Stored> groups = new HashMap<>();
         for (GroupRows.Stored g : Jdbc.query(c, gsql.groupsOf(ids.size()), ps -> bindIds(ps, 1, ids), GroupRows::group)) {
@@ -208,7 +211,7 @@ public final class Resolutions {
         Map<Long, TaskRecord> rows = new HashMap<>();
         for (int from = 0; from < applied.size(); from += READ_CHUNK) {
             List<Change> chunk = applied.subList(from, Math.min(applied.size(), from + READ_CHUNK));
-            for (TaskRecord t : Jdbc.tasks(c, sql.tasksByIds(chunk.size()), ps -> {
+            for (TaskRecord t : Jdbc.tasks(c, sql.times, sql.tasksByIds(chunk.size()), ps -> {
                 for (int i = 0; i < chunk.size(); i++) ps.setLong(i + 1, chunk.get(i).next().id());
             })) {
                 rows.put(t.id(), t);
@@ -272,7 +275,7 @@ public final class Resolutions {
     private List<TaskRecord> members(Connection c, GroupRows.Stored g, String machine, String state, long afterId, int limit) {
         String query = g.kind() == GroupKind.CHILDREN ? gsql.childrenInState : gsql.dependenciesInState;
         try {
-            return Jdbc.tasks(c, query, ps -> {
+            return Jdbc.tasks(c, sql.times, query, ps -> {
                 ps.setLong(1, g.ownerId());
                 ps.setString(2, machine);
                 ps.setString(3, state);

@@ -20,6 +20,7 @@ import java.util.Objects;
  */
 public final class RowWrites {
     private static final int INSERT_CHUNK = 1000;
+    private static final int TOKEN_CHUNK = 1000;
     private static final int HISTORY_PARAMETERS = Rows.HISTORY_WIDTH;
 
     private final Sql sql;
@@ -40,7 +41,7 @@ public final class RowWrites {
     }
 
     /** Binds the parameters of {@link #updateOf}{@code (change)}. */
-    public static void bindUpdate(PreparedStatement ps, Change change) throws SQLException {
+    public void bindUpdate(PreparedStatement ps, Change change) throws SQLException {
         TaskRecord n = change.next();
         Lease lease = n.lease();
         int i = 1;
@@ -53,10 +54,10 @@ public final class RowWrites {
             ps.setLong(i++, lease.fencingToken());
             ps.setString(i++, lease.owner());
             ps.setLong(i++, lease.fencingToken());
-            Rows.setInstant(ps, i++, lease.expiresAt());
+            sql.times.set(ps, i++, lease.expiresAt());
             ps.setLong(i++, lease.fencingToken());
         }
-        Rows.setInstant(ps, i++, n.notBefore());
+        sql.times.set(ps, i++, n.notBefore());
         TaskError error = n.lastError();
         Rows.setString(ps, i++, error == null ? null : error.code());
         Rows.setString(ps, i++, error == null ? null : error.message());
@@ -65,7 +66,7 @@ public final class RowWrites {
         Rows.setString(ps, i++, error == null ? null : error.detail());
         ps.setString(i++, AttributeCodec.encode(n.attributes()));
         Rows.setString(ps, i++, n.payload());
-        Rows.setInstant(ps, i++, n.updatedAt());
+        sql.times.set(ps, i++, n.updatedAt());
         ps.setLong(i++, n.version());
         Rows.setInteger(ps, i++, change.reorders() ? n.priority() : null);     // null keeps the stored place
         Rows.setLong(ps, i++, change.reorders() ? n.sequence() : null);
@@ -81,7 +82,7 @@ public final class RowWrites {
             Jdbc.update(c, chunk.size() == 1 ? sql.insertHistory : sql.insertHistories(chunk.size()), ps -> {
                 int i = 1;
                 for (HistoryEntry e : chunk) {
-                    Rows.bindHistory(ps, i, e);
+                    Rows.bindHistory(sql.times, ps, i, e);
                     i += HISTORY_PARAMETERS;
                 }
             });
@@ -93,15 +94,18 @@ public final class RowWrites {
         return Objects.requireNonNull(request.ruleFor(candidate.state()), "no rule for a candidate's state");
     }
 
-    /** Draws {@code n} fencing tokens with one query. */
+    /** Draws {@code n} fencing tokens, with one query per {@value #TOKEN_CHUNK} (MariaDB's recursion stops at 1,000 rows). */
     public long[] tokens(Connection c, int n) throws SQLException {
         long[] tokens = new long[n];
         try (PreparedStatement ps = c.prepareStatement(sql.nextTokens)) {
-            ps.setInt(1, n);
-            try (ResultSet rs = ps.executeQuery()) {
-                for (int i = 0; i < n; i++) {
-                    if (!rs.next()) throw new SQLException("the fencing sequence returned " + i + " values, not " + n);
-                    tokens[i] = rs.getLong(1);
+            for (int from = 0; from < n; from += TOKEN_CHUNK) {
+                int count = Math.min(TOKEN_CHUNK, n - from);
+                ps.setInt(1, count);
+                try (ResultSet rs = ps.executeQuery()) {
+                    for (int i = 0; i < count; i++) {
+                        if (!rs.next()) throw new SQLException("the fencing sequence returned " + i + " values, not " + count);
+                        tokens[from + i] = rs.getLong(1);
+                    }
                 }
             }
         }

@@ -15,15 +15,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Binding of values and reading of rows. Times travel as {@link OffsetDateTime} in UTC at
- * microsecond precision (what both databases keep), never through the JVM's default zone.
+ * Binding of values and reading of rows. Times travel as their dialect says ({@link Times}).
  */
 public final class Rows {
     /** The columns of a task row, in the order {@link #task} reads them. */
@@ -54,18 +50,6 @@ public final class Rows {
     public static @Nullable Long epochMicros(@Nullable Instant t) {
         if (t == null) return null;
         return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1000);
-    }
-
-    /** Binds a time, or SQL null. */
-    public static void setInstant(PreparedStatement ps, int i, @Nullable Instant t) throws SQLException {
-        if (t == null) ps.setNull(i, Types.TIMESTAMP_WITH_TIMEZONE);
-        else ps.setObject(i, OffsetDateTime.ofInstant(t.truncatedTo(ChronoUnit.MICROS), ZoneOffset.UTC));
-    }
-
-    /** Reads a time, or null. */
-    public static @Nullable Instant getInstant(ResultSet rs, int i) throws SQLException {
-        OffsetDateTime t = rs.getObject(i, OffsetDateTime.class);
-        return t == null ? null : t.toInstant();
     }
 
     /** Binds a long, or SQL null. */
@@ -104,7 +88,7 @@ public final class Rows {
      * @throws StatekitException {@link ErrorCode#STORE_FAILURE} naming the task when the row cannot be
      *                           made into a task (its attributes do not decode, a value is out of range)
      */
-    public static TaskRecord task(ResultSet rs) throws SQLException {
+    public static TaskRecord task(Times times, ResultSet rs) throws SQLException {
         long id = rs.getLong(1);
         try {
             Attributes attributes;
@@ -117,7 +101,7 @@ public final class Rows {
             Long token = getLong(rs, 12);
             Lease lease = null;
             if (token != null) {
-                lease = new Lease(nonNull(rs.getString(11), "lease_owner"), token, nonNull(getInstant(rs, 13), "lease_expires_at"));
+                lease = new Lease(nonNull(rs.getString(11), "lease_owner"), token, nonNull(times.get(rs, 13), "lease_expires_at"));
             }
             String errorCode = rs.getString(15);
             TaskError error = null;
@@ -126,22 +110,22 @@ public final class Rows {
                         rs.getString(27));
             }
             return new TaskRecord(id, rs.getString(2), rs.getInt(3), rs.getString(4), rs.getString(5), rs.getInt(6),
-                    rs.getLong(7), getLong(rs, 8), rs.getInt(9), rs.getInt(10), lease, getInstant(rs, 14), error, attributes,
-                    rs.getString(20), rs.getString(21), nonNull(getInstant(rs, 22), "created_at"),
-                    nonNull(getInstant(rs, 23), "updated_at"), rs.getLong(24), rs.getString(26));
+                    rs.getLong(7), getLong(rs, 8), rs.getInt(9), rs.getInt(10), lease, times.get(rs, 14), error, attributes,
+                    rs.getString(20), rs.getString(21), nonNull(times.get(rs, 22), "created_at"),
+                    nonNull(times.get(rs, 23), "updated_at"), rs.getLong(24), rs.getString(26));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new StatekitException(ErrorCode.STORE_FAILURE, "task " + id + " cannot be read: " + e.getMessage(), id, e);
         }
     }
 
     /** Reads the history entry of the current row ({@link #HISTORY_COLUMNS}) from column {@code first} on. */
-    public static HistoryEntry history(ResultSet rs, int first) throws SQLException {
+    public static HistoryEntry history(Times times, ResultSet rs, int first) throws SQLException {
         int i = first - 1;
         long taskId = rs.getLong(i + 1);
         try {
             return new HistoryEntry(taskId, rs.getLong(i + 2), rs.getString(i + 3), rs.getString(i + 4), rs.getString(i + 5),
                     TriggerSource.valueOf(rs.getString(i + 6)), rs.getString(i + 7), rs.getString(i + 8),
-                    nonNull(getInstant(rs, i + 9), "at"), rs.getString(i + 10), historyError(rs, i + 11));
+                    nonNull(times.get(rs, i + 9), "at"), rs.getString(i + 10), historyError(rs, i + 11));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new StatekitException(ErrorCode.STORE_FAILURE, "history of task " + taskId + " cannot be read: "
                     + e.getMessage(), taskId, e);
@@ -156,14 +140,14 @@ public final class Rows {
     }
 
     /** Reads the queue record of the current row ({@link #QUEUE_COLUMNS}). */
-    public static QueueRecord queue(ResultSet rs) throws SQLException {
+    public static QueueRecord queue(Times times, ResultSet rs) throws SQLException {
         int starts = rs.getInt(6);
         RateLimit limit = starts > 0 ? new RateLimit(starts, java.time.Duration.ofMillis(rs.getLong(7)), rs.getString(8)) : null;
-        return new QueueRecord(rs.getString(1), rs.getBoolean(2), rs.getString(3), rs.getInt(4), rs.getInt(5), limit, getInstant(rs, 9));
+        return new QueueRecord(rs.getString(1), rs.getBoolean(2), rs.getString(3), rs.getInt(4), rs.getInt(5), limit, times.get(rs, 9));
     }
 
     /** Binds the {@value #HISTORY_WIDTH} values of a history row ({@link #HISTORY_COLUMNS}) from {@code first} on. */
-    public static void bindHistory(PreparedStatement ps, int first, HistoryEntry e) throws SQLException {
+    public static void bindHistory(Times times, PreparedStatement ps, int first, HistoryEntry e) throws SQLException {
         ps.setLong(first, e.taskId());
         ps.setLong(first + 1, e.version());
         ps.setString(first + 2, e.from());
@@ -172,7 +156,7 @@ public final class Rows {
         ps.setString(first + 5, e.source().name());
         setString(ps, first + 6, e.actor());
         setString(ps, first + 7, e.reason());
-        setInstant(ps, first + 8, e.at());
+        times.set(ps, first + 8, e.at());
         setString(ps, first + 9, e.commandKey());
         TaskError error = e.error();
         setString(ps, first + 10, error == null ? null : error.code());

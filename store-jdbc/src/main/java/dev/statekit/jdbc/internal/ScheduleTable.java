@@ -43,20 +43,23 @@ public final class ScheduleTable {
     private final String insert;
     private final String update;
     private final String delete;
-    private final boolean pg;
+    private final Times times;
+    /** How a pass locks the schedules that are due. */
+    private final String lockDue;
 
     /** Creates the schedules table of one store. */
     public ScheduleTable(JdbcContext context, TaskInserts inserts) {
+        this.times = context.sql().times;
         this.jdbc = context.jdbc();
         this.ops = context.ops();
         this.inserts = inserts;
         Sql sql = context.sql();
-        this.pg = sql.dialect == Dialect.POSTGRESQL;
         this.table = sql.schedules;
         this.select = "select " + COLUMNS + " from " + table;
         this.lock = select + " where name = ? for update";
+        this.lockDue = sql.flavor.lockOrWait();
         String values = " values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-        this.insert = "insert into " + table + " (" + COLUMNS + ")" + values + (pg ? " on conflict (name) do nothing" : "");
+        this.insert = "insert into " + table + " (" + COLUMNS + ")" + values + sql.flavor.onConflictDoNothing("name");
         this.update = "update " + table + " set machine = ?, queue = ?, priority = ?, attributes = ?, payload = ?, kind = ?,"
                 + " expression = ?, zone = ?, every_interval = ?, anchor = ?, misfire = ?, misfire_limit = ?, misfire_threshold = ?,"
                 + " paused = ?, last_at = ?, next_due = ?, version = ? where name = ?";
@@ -89,12 +92,12 @@ public final class ScheduleTable {
     public Optional<ScheduleRecord> get(String name) {
         Objects.requireNonNull(name, "name");
         return Optional.ofNullable(jdbc.read("reading schedule " + name, null,
-                c -> Jdbc.queryOne(c, select + " where name = ?", ps -> ps.setString(1, name), ScheduleTable::read)));
+                c -> Jdbc.queryOne(c, select + " where name = ?", ps -> ps.setString(1, name), this::read)));
     }
 
     /** Returns every schedule, by name. */
     public List<ScheduleRecord> all() {
-        return jdbc.read("reading the schedules", null, c -> Jdbc.query(c, select + " order by name", Jdbc.NO_PARAMETERS, ScheduleTable::read));
+        return jdbc.read("reading the schedules", null, c -> Jdbc.query(c, select + " order by name", Jdbc.NO_PARAMETERS, this::read));
     }
 
     /** Pauses or resumes the schedule {@code name}; empty when there is none. */
@@ -123,7 +126,7 @@ public final class ScheduleTable {
         List<String> of = List.copyOf(machines);
         if (of.isEmpty()) return new SchedulePass(List.of(), null);
         String due = select + " where paused = false and next_due <= ? and machine in " + Sql.params(of.size())
-                + " order by next_due, name limit ?" + (pg ? " for update skip locked" : " for update");
+                + " order by next_due, name limit ?" + lockDue;
         String earliest = "select min(next_due) from " + table + " where paused = false and machine in " + Sql.params(of.size());
         for (int attempt = 1; ; attempt++) {
             Optional<SchedulePass> pass;
@@ -147,11 +150,11 @@ public final class ScheduleTable {
     private Optional<SchedulePass> pass(List<String> of, Instant now, int max, ScheduleFirer firer, String due, String earliest) {
         return jdbc.transaction("firing schedules", null, c -> {
             List<ScheduleRecord> locked = Jdbc.query(c, due, ps -> {
-                Rows.setInstant(ps, 1, now);
+                times.set(ps, 1, now);
                 int p = 2;
                 for (String m : of) ps.setString(p++, m);
                 ps.setInt(p, max);
-            }, ScheduleTable::read);
+            }, this::read);
             List<SchedulePass.Fired> fired = new ArrayList<>();
             boolean any = false;
             for (ScheduleRecord s : locked) {
@@ -172,13 +175,13 @@ public final class ScheduleTable {
             Instant next = Jdbc.queryOne(c, earliest, ps -> {
                 int p = 1;
                 for (String m : of) ps.setString(p++, m);
-            }, rs -> Rows.getInstant(rs, 1));
+            }, rs -> times.get(rs, 1));
             return Optional.of(new SchedulePass(fired, next));
         });
     }
 
     private @Nullable ScheduleRecord lock(Connection c, String name) throws SQLException {
-        return Jdbc.queryOne(c, lock, ps -> ps.setString(1, name), ScheduleTable::read);
+        return Jdbc.queryOne(c, lock, ps -> ps.setString(1, name), this::read);
     }
 
     private void write(Connection c, ScheduleRecord s) throws SQLException {
@@ -188,13 +191,13 @@ public final class ScheduleTable {
         });
     }
 
-    private static void bind(PreparedStatement ps, ScheduleRecord s) throws SQLException {
+    private void bind(PreparedStatement ps, ScheduleRecord s) throws SQLException {
         ps.setString(1, s.name());
         bindFrom(ps, 2, s);
     }
 
     /** Binds every column but the name from {@code p} on; returns the next index. */
-    private static int bindFrom(PreparedStatement ps, int p, ScheduleRecord s) throws SQLException {
+    private int bindFrom(PreparedStatement ps, int p, ScheduleRecord s) throws SQLException {
         ps.setString(p, s.machine());
         Rows.setString(ps, p + 1, s.queue());
         ps.setInt(p + 2, s.priority());
@@ -204,23 +207,23 @@ public final class ScheduleTable {
         Rows.setString(ps, p + 6, s.expression());
         Rows.setString(ps, p + 7, s.zone());
         Rows.setString(ps, p + 8, s.interval() == null ? null : s.interval().toString());
-        Rows.setInstant(ps, p + 9, s.anchor());
+        times.set(ps, p + 9, s.anchor());
         ps.setString(p + 10, s.misfire());
         ps.setInt(p + 11, s.misfireLimit());
         ps.setString(p + 12, s.misfireThreshold().toString());
         ps.setBoolean(p + 13, s.paused());
-        Rows.setInstant(ps, p + 14, s.last());
-        Rows.setInstant(ps, p + 15, s.nextDue());
+        times.set(ps, p + 14, s.last());
+        times.set(ps, p + 15, s.nextDue());
         ps.setLong(p + 16, s.version());
         return p + 17;
     }
 
-    private static ScheduleRecord read(ResultSet rs) throws SQLException {
+    private ScheduleRecord read(ResultSet rs) throws SQLException {
         String interval = rs.getString(10);
         return new ScheduleRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), AttributeCodec.decode(rs.getString(5)),
                 rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), interval == null ? null : Duration.parse(interval),
-                Rows.getInstant(rs, 11), rs.getString(12), rs.getInt(13), Duration.parse(rs.getString(14)), rs.getBoolean(15),
-                Rows.getInstant(rs, 16), Objects.requireNonNull(Rows.getInstant(rs, 17), "next_due"), rs.getLong(18));
+                times.get(rs, 11), rs.getString(12), rs.getInt(13), Duration.parse(rs.getString(14)), rs.getBoolean(15),
+                times.get(rs, 16), Objects.requireNonNull(times.get(rs, 17), "next_due"), rs.getLong(18));
     }
 
     /** The record as the database keeps it: its instants cut to the microsecond. */

@@ -93,35 +93,60 @@ public final class Schema {
 
     /**
      * Applies the schema on {@code connection}, which must be in auto-commit mode. On PostgreSQL
-     * the statements run in one transaction under an advisory lock, so that processes starting
-     * together do not trip over each other; H2 commits each statement.
+     * the statements run in one transaction under an advisory lock, and on MariaDB (whose DDL
+     * commits each statement) under a named lock, so that processes starting together do not trip
+     * over each other; H2 commits each statement.
      */
     public static void apply(Connection connection, Dialect dialect, String prefix) throws SQLException {
         List<String> statements = statements(ddl(dialect, prefix));
-        if (dialect == Dialect.POSTGRESQL) {
-            connection.setAutoCommit(false);
-            try {
-                try (PreparedStatement lock = connection.prepareStatement("select pg_advisory_xact_lock(?)")) {
-                    lock.setLong(1, 0x5354_4b00_0000_0000L ^ prefix.hashCode());
-                    lock.executeQuery().close();
-                }
-                try (Statement s = connection.createStatement()) {
-                    for (String sql : statements) s.execute(sql);
-                }
-                connection.commit();
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    connection.rollback();
-                } catch (SQLException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
+        switch (dialect) {
+            case POSTGRESQL -> applyInTransaction(connection, statements, prefix);
+            case MARIADB -> applyUnderNamedLock(connection, statements, prefix);
+            case H2 -> run(connection, statements);
+        }
+    }
+
+    private static void run(Connection connection, List<String> statements) throws SQLException {
+        try (Statement s = connection.createStatement()) {
+            for (String sql : statements) s.execute(sql);
+        }
+    }
+
+    private static void applyInTransaction(Connection connection, List<String> statements, String prefix) throws SQLException {
+        connection.setAutoCommit(false);
+        try {
+            try (PreparedStatement lock = connection.prepareStatement("select pg_advisory_xact_lock(?)")) {
+                lock.setLong(1, 0x5354_4b00_0000_0000L ^ prefix.hashCode());
+                lock.executeQuery().close();
             }
-        } else {
-            try (Statement s = connection.createStatement()) {
-                for (String sql : statements) s.execute(sql);
+            run(connection, statements);
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private static void applyUnderNamedLock(Connection connection, List<String> statements, String prefix) throws SQLException {
+        String name = "statekit_schema_" + prefix;
+        try (PreparedStatement lock = connection.prepareStatement("select get_lock(?, 120)")) {
+            lock.setString(1, name);
+            try (ResultSet rs = lock.executeQuery()) {
+                if (!rs.next() || rs.getInt(1) != 1) throw new SQLException("the lock " + name + " was not granted within 120 s");
+            }
+        }
+        try {
+            run(connection, statements);
+        } finally {
+            try (PreparedStatement release = connection.prepareStatement("select release_lock(?)")) {
+                release.setString(1, name);
+                release.executeQuery().close();
             }
         }
     }
@@ -147,7 +172,7 @@ public final class Schema {
     }
 
     private static boolean missingTable(SQLException e) {
-        // PostgreSQL: undefined table; H2: table not found (42S02, and 42S04 or 4210x by error code)
+        // PostgreSQL: undefined table; H2: table not found (42S02, and 42S04 or 4210x by error code); MariaDB: 42S02
         String state = e.getSQLState();
         int code = e.getErrorCode();
         return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state)

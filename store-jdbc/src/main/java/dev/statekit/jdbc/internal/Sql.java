@@ -12,6 +12,10 @@ import java.util.List;
 public final class Sql {
     /** The dialect. */
     public final Dialect dialect;
+    /** The dialect's pieces of SQL text. */
+    public final SqlFlavor flavor;
+    /** How the dialect's time columns travel. */
+    public final Times times;
     /** The tasks table. */
     public final String tasks;
     /** The history table. */
@@ -26,6 +30,8 @@ public final class Sql {
     public final String schedules;
     /** The process records table. */
     public final String processes;
+    /** The wake-ups table (MariaDB, {@link WakeTable}). */
+    public final String wakes;
     /** The PostgreSQL notification channel of this prefix. */
     public final String channel;
     /** The SQL of the groups. */
@@ -164,27 +170,14 @@ public final class Sql {
             "text", "text", "text", "text", "bigint", "int", "bigint", "boolean", "text", "text", "text", "boolean", "text", "text");
 
     /**
-     * H2: a condition that always holds but that H2 cannot take for deterministic, which keeps H2
-     * from handing out a query's earlier result. H2 hands a session the result of its last run of a
-     * query again when the parameters are the same and no table the query reads was written since.
-     * A commit marks its tables written just before its changes become visible: a result read in
-     * between misses them and is handed out again after the commit, until the next write. A count of
-     * a queue's leases read so missed the tasks a claim was committing, and the next claim on that
-     * connection went over the queue's concurrency limit.
-     */
-    private static final String H2_FRESH = " and rand() < 1";
-
-    /** The earliest time H2 can hold: a lower bound that lets H2 skip the nulls of an index. */
-    private static final String H2_EARLIEST = "timestamp with time zone '-999999999-01-01 00:00:00+00'";
-
-    /**
      * Builds the SQL of a store; {@code prefix} must have been validated. Long because it is the
      * list of the store's statements, one assignment each, read top to bottom like a schema file.
      */
     public Sql(Dialect dialect, String prefix) {
         if (Schema.checkPrefix(prefix) != null) throw new IllegalArgumentException(Schema.checkPrefix(prefix));
-        boolean pg = dialect == Dialect.POSTGRESQL;
         this.dialect = dialect;
+        flavor = SqlFlavor.of(dialect);
+        times = flavor.times();
         tasks = prefix + "tasks";
         history = prefix + "history";
         queues = prefix + "queues";
@@ -193,18 +186,18 @@ public final class Sql {
         processes = prefix + "processes";
         schedules = prefix + "schedules";
         channel = prefix + "wake";
-        groups = new GroupSql(dialect, prefix);
-        archive = new ArchiveSql(dialect, prefix, groups);
+        wakes = prefix + "wakes";
+        groups = new GroupSql(flavor, prefix);
+        archive = new ArchiveSql(flavor, prefix, groups);
         fencing = prefix + "fencing_seq";
-        tasksByLease = tasks + (pg ? "" : " use index (" + prefix + "tasks_lease_idx)");
-        tasksByDue = tasks + (pg ? "" : " use index (" + prefix + "tasks_due_idx)");
-        fifo = pg ? "nextval('" + prefix + "fifo_seq')" : "next value for " + prefix + "fifo_seq";
+        tasksByLease = flavor.indexHint(tasks, prefix + "tasks_lease_idx");
+        tasksByDue = flavor.indexHint(tasks, prefix + "tasks_due_idx");
+        fifo = flavor.nextValue(prefix + "fifo_seq");
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
                 + " cancel_requested, unique_key) values (?, ?, ?, ?, ?, " + fifo + ", ?, 0, 0, ?, ?, ?, ?, ?, ?, 0, false, ?)";
         // PostgreSQL: a taken idempotency key or unique key inserts nothing (no row returned), in either index.
-        insertTask = pg ? insert + " on conflict do nothing returning id, sequence"
-                : "select id, sequence from final table (" + insert + ")";
+        insertTask = flavor.insertNew(insert, "id, sequence");
         insertMany = insert.substring(0, insert.indexOf(" values ("));
         insertTaskValues = insert.substring(insert.indexOf(" values (") + " values ".length());
         taskByKey = "select " + Rows.TASK_COLUMNS + " from " + tasks + " where machine = ? and idempotency_key = ?";
@@ -228,9 +221,9 @@ public final class Sql {
         command = "select " + Rows.HISTORY_COLUMNS + " from " + history + " where task_id = ? and command_key = ?";
         queue = "select " + Rows.QUEUE_COLUMNS + " from " + queues + " where name = ?";
         lockQueue = queue + " for update";
-        shareQueue = queue + (pg ? " for share" : " for update");
+        shareQueue = queue + flavor.shareLock();
         insertQueue = "insert into " + queues + " (" + Rows.QUEUE_COLUMNS + ") values (?, false, null, 0, 0, 0, 0, null, null)"
-                + (pg ? " on conflict (name) do nothing" : "");
+                + flavor.onConflictDoNothing("name");
         pauseQueue = "update " + queues + " set paused = true, pause_reason = ? where name = ?";
         resumeQueue = "update " + queues + " set paused = false, pause_reason = null where name = ?";
         setConcurrency = "update " + queues + " set concurrency = ? where name = ?";
@@ -238,9 +231,8 @@ public final class Sql {
         // H2's indexes keep nulls first and H2 has no partial indexes: a range on an indexed column
         // needs a lower bound too, or the scan reads every row whose value is null.
         // Leased tasks are read through the lease index: on H2 its range needs the lower bound.
-        String anyLease = pg ? "" : " and lease_expires_at >= " + H2_EARLIEST;
-        leased = "select count(*) from " + tasksByLease + " where queue = ? and lease_token is not null" + anyLease
-                + (pg ? "" : H2_FRESH);
+        String anyLease = flavor.nonNullRange("lease_expires_at");
+        leased = "select count(*) from " + tasksByLease + " where queue = ? and lease_token is not null" + anyLease + flavor.fresh();
         claimTask = "update " + tasks + " set state = ?, attributes = ?, lease_owner = ?, lease_token = ?, lease_expires_at = ?,"
                 + " attempts = attempts + 1, not_before = null, updated_at = ?, version = version + 1, cancel_requested = false"
                 + " where id = ? and version = ?";
@@ -250,18 +242,18 @@ public final class Sql {
         requestCancel = "update " + tasks + " set cancel_requested = true where id = ?";
         reorder = "update " + tasks + " set priority = ?, sequence = ? where id = ?";
         expired = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
-                + (pg ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " order by lease_expires_at, id limit ?";
+                + anyLease + " order by lease_expires_at, id limit ?";
         expiredFrom = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
                 + " and lease_expires_at >= ? order by lease_expires_at, id limit ?";
         leasedBy = "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_owner = ?"
                 + anyLease + " order by id limit ?";
-        nextSequence = pg ? "select nextval('" + prefix + "fifo_seq')" : "select next value for " + prefix + "fifo_seq";
-        nextFront = pg ? "select nextval('" + prefix + "front_seq')" : "select next value for " + prefix + "front_seq";
-        nextTokens = pg ? "select nextval('" + prefix + "fencing_seq') from generate_series(1, ?)"
-                : "select next value for " + prefix + "fencing_seq from system_range(1, ?)";
+        nextSequence = "select " + fifo;
+        nextFront = "select " + flavor.nextValue(prefix + "front_seq");
+        nextTokens = flavor.nextValues(fencing);
         lockPurged = "select id from " + tasks + " where id = ? and version = ? and lease_token is null for update";
-        deleteTask = "delete from " + tasks + " t where t.id = ? and not exists (select 1 from " + tasks + " c where c.parent_id = t.id)"
-                + groups.unclaimedByGroups();
+        // No alias: MariaDB's single-table delete takes none.
+        deleteTask = "delete from " + tasks + " where id = ? and not exists (select 1 from " + tasks + " c where c.parent_id = "
+                + tasks + ".id)" + groups.unclaimedByGroups(tasks);
         deleteHistory = "delete from " + history + " where task_id = ?";
         notify = "select pg_notify(?, ?)";
         // Fencing tokens are drawn in claim order (the arrays' order): a volatile output is computed after the sort.
@@ -386,8 +378,7 @@ public final class Sql {
         String row = insertTaskValues;
         StringBuilder b = new StringBuilder(insertMany.length() + n * (row.length() + 2)).append(insertMany).append(" values ");
         for (int i = 0; i < n; i++) b.append(i == 0 ? "" : ", ").append(row);
-        return dialect == Dialect.POSTGRESQL ? b.append(" returning id, sequence").toString()
-                : "select id, sequence from final table (" + b + ")";
+        return flavor.insertReturning(b.toString(), "id, sequence");
     }
 
     /** Inserts {@code n} history entries, with the parameters of {@link #insertHistory} for each. */
@@ -425,7 +416,7 @@ public final class Sql {
     /** Selects expired leases of tasks of {@code machines} machines, oldest expiry first. */
     public String expiredOf(int machines) {
         return "select " + Rows.TASK_COLUMNS + " from " + tasksByLease + " where lease_token is not null and lease_expires_at <= ?"
-                + (dialect == Dialect.POSTGRESQL ? "" : " and lease_expires_at >= " + H2_EARLIEST) + " and machine in " + params(machines)
+                + flavor.nonNullRange("lease_expires_at") + " and machine in " + params(machines)
                 + " order by lease_expires_at, id limit ?";
     }
 
@@ -442,7 +433,7 @@ public final class Sql {
     public String due(int states) {
         return "select " + Rows.TASK_COLUMNS + " from " + tasksByDue + " where machine = ? and state in " + params(states)
                 + " and lease_token is null and not_before is not null and not_before <= ?"
-                + (dialect == Dialect.POSTGRESQL ? "" : " and not_before >= " + H2_EARLIEST) + " order by not_before, id limit ?";
+                + flavor.nonNullRange("not_before") + " order by not_before, id limit ?";
     }
 
     /** Selects the earliest future not-before time of lease-free tasks of a machine in {@code states}. */
@@ -463,17 +454,14 @@ public final class Sql {
      *              (PostgreSQL only: H2 locks every row a limited query's condition matches)
      */
     public String runnable(int states, boolean after, boolean below, int limit, boolean lock) {
-        boolean pg = dialect == Dialect.POSTGRESQL;
         StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
                 .append(" where ").append(runnableWhere(states));
         if (after) b.append(" and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id > ?))))");
-        // H2 seeks a descending index column on an inclusive bound only: its caller binds the bound minus one.
-        if (below) b.append(pg ? " and priority < ?" : " and priority <= ?");
-        // H2 reads rows in the order of an index only when the order names the index's leading columns.
-        b.append(pg || states != 1 ? " order by" : " order by machine, state, queue,").append(" priority desc, sequence, id limit ").append(limit);
+        if (below) b.append(flavor.belowPriority());
+        b.append(flavor.claimOrder(states)).append(" priority desc, sequence, id limit ").append(limit);
         if (lock) {
-            if (!pg) throw new IllegalArgumentException("H2 locks the runnable tasks it reads by id");
-            b.append(" for update skip locked");
+            if (flavor.lockLimited().isEmpty()) throw new IllegalArgumentException(dialect + " locks the runnable tasks it reads by id");
+            b.append(flavor.lockLimited());
         }
         return b.toString();
     }
@@ -604,16 +592,8 @@ public final class Sql {
         return "select 1 from " + tasks + " where " + runnableWhere(states) + firstInClaimOrder(states);
     }
 
-    /**
-     * The end of a read of one runnable task. For one state, in claim order: PostgreSQL then reads
-     * the claim index from the queue's first runnable entry, where a bare {@code limit 1} (or an
-     * {@code exists}, whose order PostgreSQL drops) may be planned as a scan of the table that passes
-     * every finished and dead row before the first runnable one, a cost that grows with the table.
-     * Several states cannot be read in claim order from the index in one range; their read keeps
-     * the bare limit, and so does H2, which sorts unless the order names the index's leading columns.
-     */
     private String firstInClaimOrder(int states) {
-        return states == 1 && dialect == Dialect.POSTGRESQL ? " order by priority desc, sequence, id limit 1" : " limit 1";
+        return flavor.firstInClaimOrder(states);
     }
 
     /**
@@ -631,7 +611,7 @@ public final class Sql {
     public String purgeCandidates(int states) {
         return "select id, version from " + tasks + " t where machine = ? and state in " + params(states)
                 + " and lease_token is null and updated_at < ?"
-                + " and not exists (select 1 from " + tasks + " c where c.parent_id = t.id)" + groups.unclaimedByGroups()
+                + " and not exists (select 1 from " + tasks + " c where c.parent_id = t.id)" + groups.unclaimedByGroups("t")
                 + " order by id limit ?";
     }
 

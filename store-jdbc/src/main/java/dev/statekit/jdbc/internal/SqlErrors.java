@@ -32,6 +32,19 @@ public final class SqlErrors {
     /** More exceptions than any driver chains; a bound against chains that loop through their causes. */
     private static final int MAX_CHAIN = 64;
 
+    /** MariaDB's error for a taken unique key (SQLState 23000, which other integrity errors share). */
+    private static final int MARIADB_DUPLICATE_KEY = 1062;
+    /** MariaDB's lock wait timeout: the statement was rolled back, or with it the transaction. */
+    private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205;
+    /**
+     * MariaDB's errors that a retry may get past, under SQLStates that say nothing of it (HY000,
+     * 70100) or that say otherwise (08004): too many connections (1040), server shutdown (1053),
+     * lock wait timeout (1205), query interrupted (1317), connection killed (1927).
+     */
+    private static final Set<Integer> MARIADB_TRANSIENT = Set.of(1040, 1053, MARIADB_LOCK_WAIT_TIMEOUT, 1317, 1927);
+    /** The SQLStates MariaDB's drivers report those errors with. */
+    private static final Set<String> MARIADB_STATES = Set.of("HY000", "70100", "08004", "08S01", "40001", "41000");
+
     private SqlErrors() {
     }
 
@@ -86,7 +99,10 @@ public final class SqlErrors {
     /** Returns whether {@code e} reports a unique or primary key violation. */
     public static boolean uniqueViolation(SQLException e) {
         for (Throwable t : chain(e)) {
-            if (t instanceof SQLException s && "23505".equals(s.getSQLState())) return true;
+            if (t instanceof SQLException s && ("23505".equals(s.getSQLState())
+                    || ("23000".equals(s.getSQLState()) && s.getErrorCode() == MARIADB_DUPLICATE_KEY))) {
+                return true;
+            }
         }
         return false;
     }
@@ -124,6 +140,7 @@ public final class SqlErrors {
     private static Kind kind(Throwable t) {
         if (t instanceof SQLException s) {
             String state = s.getSQLState();
+            if (MARIADB_TRANSIENT.contains(s.getErrorCode()) && state != null && MARIADB_STATES.contains(state)) return Kind.TRANSIENT;
             if (state != null) {
                 if (configuration(state, s.getMessage())) return Kind.CONFIGURATION;
                 if (transientState(state)) return Kind.TRANSIENT;
@@ -155,7 +172,8 @@ public final class SqlErrors {
             if (t instanceof SQLException sql) {
                 for (Throwable u : chain(sql)) {
                     if (u instanceof SQLException s && s.getSQLState() != null
-                            && (s.getSQLState().equals("40001") || s.getSQLState().equals("40P01"))) {
+                            && (s.getSQLState().equals("40001") || s.getSQLState().equals("40P01")
+                            || (s.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT && MARIADB_STATES.contains(s.getSQLState())))) {
                         return true;
                     }
                 }

@@ -157,7 +157,7 @@ public final class TaskInserts {
     }
 
     /** Binds the thirteen parameters of one row of {@link Sql#insertTask} from {@code p} on; returns the next index. */
-    static int bindInsert(PreparedStatement ps, int p, NewTask spec, String attributes, @org.jspecify.annotations.Nullable String key)
+    static int bindInsert(Times times, PreparedStatement ps, int p, NewTask spec, String attributes, @org.jspecify.annotations.Nullable String key)
             throws SQLException {
         ps.setString(p, spec.machine());
         ps.setInt(p + 1, spec.machineVersion());
@@ -165,12 +165,12 @@ public final class TaskInserts {
         ps.setString(p + 3, spec.queue());
         ps.setInt(p + 4, spec.priority());
         Rows.setLong(ps, p + 5, spec.parentId());
-        Rows.setInstant(ps, p + 6, spec.notBefore());
+        times.set(ps, p + 6, spec.notBefore());
         ps.setString(p + 7, attributes);
         Rows.setString(ps, p + 8, spec.payload());
         Rows.setString(ps, p + 9, key);
-        Rows.setInstant(ps, p + 10, spec.createdAt());
-        Rows.setInstant(ps, p + 11, spec.createdAt());
+        times.set(ps, p + 10, spec.createdAt());
+        times.set(ps, p + 11, spec.createdAt());
         Rows.setString(ps, p + 12, spec.uniqueKey());
         return p + 13;
     }
@@ -183,12 +183,12 @@ public final class TaskInserts {
         return stored.toRecord(row.id(), row.sequence());
     }
 
-    private static @org.jspecify.annotations.Nullable TaskRecord byKey(Connection c, String query, String machine, String key)
+    private @org.jspecify.annotations.Nullable TaskRecord byKey(Connection c, String query, String machine, String key)
             throws SQLException {
         return Jdbc.queryOne(c, query, ps -> {
             ps.setString(1, machine);
             ps.setString(2, key);
-        }, Rows::task);
+        }, sql.times::task);
     }
 
     /**
@@ -202,7 +202,7 @@ public final class TaskInserts {
         InsertedRow row = null;
         try {
             // PostgreSQL returns no row when a key is taken.
-            row = Jdbc.queryOne(c, sql.insertTask, ps -> bindInsert(ps, 1, spec, attributes, key),
+            row = Jdbc.queryOne(c, sql.insertTask, ps -> bindInsert(sql.times, ps, 1, spec, attributes, key),
                     rs -> new InsertedRow(rs.getLong(1), rs.getLong(2)));
         } catch (SQLException e) {
             // H2 waits for a concurrent creator of the same key, then reports the duplicate.

@@ -26,10 +26,10 @@ public final class TaskMetadata {
         Objects.requireNonNull(expiresAt, "expiresAt");
         return jdbc.transaction("renewing a lease", taskId, c -> {
             int renewed = Jdbc.update(c, sql.renew, ps -> {
-                Rows.setInstant(ps, 1, expiresAt);
+                sql.times.set(ps, 1, expiresAt);
                 ps.setLong(2, taskId);
                 ps.setLong(3, fencingToken);
-                Rows.setInstant(ps, 4, now);
+                sql.times.set(ps, 4, now);
             });
             if (renewed == 0) return RenewResult.LOST;
             return cancelFlag(c, taskId) ? RenewResult.RENEWED_CANCEL_REQUESTED : RenewResult.RENEWED;

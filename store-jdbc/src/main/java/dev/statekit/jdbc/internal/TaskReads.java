@@ -45,7 +45,7 @@ public final class TaskReads {
 
     /** Returns the task with {@code id}, if it exists. */
     public Optional<TaskRecord> find(long id) {
-        return jdbc.read("reading a task", id, c -> Optional.ofNullable(Jdbc.queryOne(c, sql.taskById, ps -> ps.setLong(1, id), Rows::task)));
+        return jdbc.read("reading a task", id, c -> Optional.ofNullable(Jdbc.queryOne(c, sql.taskById, ps -> ps.setLong(1, id), sql.times::task)));
     }
 
     /** Returns the tasks with {@code ids} that exist, by id: one query per 500 ids. */
@@ -56,7 +56,7 @@ public final class TaskReads {
         return jdbc.read("reading " + distinct.size() + " tasks", null, c -> {
             for (int from = 0; from < distinct.size(); from += FIND_CHUNK) {
                 List<Long> chunk = distinct.subList(from, Math.min(distinct.size(), from + FIND_CHUNK));
-                List<TaskRecord> tasks = Jdbc.tasks(c, sql.tasksByIds(chunk.size()), ps -> {
+                List<TaskRecord> tasks = Jdbc.tasks(c, sql.times, sql.tasksByIds(chunk.size()), ps -> {
                     for (int i = 0; i < chunk.size(); i++) ps.setLong(i + 1, chunk.get(i));
                 });
                 for (TaskRecord t : tasks) found.put(t.id(), t);
@@ -76,7 +76,7 @@ public final class TaskReads {
         return Optional.ofNullable(Jdbc.queryOne(c, sql.command, ps -> {
             ps.setLong(1, taskId);
             ps.setString(2, commandKey);
-        }, rs -> Rows.history(rs, 1)));
+        }, rs -> Rows.history(sql.times, rs, 1)));
     }
 
     /** Returns whether task {@code id} exists, on {@code c}. */
@@ -87,7 +87,7 @@ public final class TaskReads {
     /** Returns the history of {@code taskId}, oldest first. */
     public List<HistoryEntry> history(long taskId) {
         return jdbc.read("reading history", taskId,
-                c -> Jdbc.query(c, sql.historyOf, ps -> ps.setLong(1, taskId), rs -> Rows.history(rs, 1)));
+                c -> Jdbc.query(c, sql.historyOf, ps -> ps.setLong(1, taskId), rs -> Rows.history(sql.times, rs, 1)));
     }
 
     /** Returns one page of the tasks matching {@code query}, in ascending id order. */
@@ -106,7 +106,7 @@ public final class TaskReads {
                 if (queue != null) ps.setString(i++, queue);
                 if (errorCode != null) ps.setString(i++, errorCode);
                 for (Instant t : new Instant[] {query.createdFrom(), query.createdTo(), query.updatedFrom(), query.updatedTo()}) {
-                    if (t != null) Rows.setInstant(ps, i++, t);
+                    if (t != null) sql.times.set(ps, i++, t);
                 }
                 ps.setInt(i, query.limit() + 1);
                 return page(ps, query.limit());
@@ -115,7 +115,7 @@ public final class TaskReads {
     }
 
     // The page's next key is the id of its last row, even when that row cannot be read.
-    private static Page<TaskRecord> page(PreparedStatement ps, int limit) throws SQLException {
+    private Page<TaskRecord> page(PreparedStatement ps, int limit) throws SQLException {
         List<TaskRecord> items = new ArrayList<>();
         long lastId = 0;
         int rows = 0;
@@ -123,7 +123,7 @@ public final class TaskReads {
             while (rs.next()) {
                 if (++rows > limit) return new Page<>(items, lastId);
                 lastId = rs.getLong(1);
-                TaskRecord t = Jdbc.readTaskOrNull(rs);
+                TaskRecord t = Jdbc.readTaskOrNull(sql.times, rs);
                 if (t != null) items.add(t);
             }
         }
@@ -134,10 +134,10 @@ public final class TaskReads {
     public List<TaskRecord> expiredLeases(Instant now, int max) {
         Objects.requireNonNull(now, "now");
         if (max <= 0) return List.of();
-        return expired(null, now, (c, floor) -> Jdbc.tasks(c, floor == null ? sql.expired : sql.expiredFrom, ps -> {
+        return expired(null, now, (c, floor) -> Jdbc.tasks(c, sql.times, floor == null ? sql.expired : sql.expiredFrom, ps -> {
             int i = 1;
-            Rows.setInstant(ps, i++, now);
-            if (floor != null) Rows.setInstant(ps, i++, floor);
+            sql.times.set(ps, i++, now);
+            if (floor != null) sql.times.set(ps, i++, floor);
             ps.setInt(i, max);
         }));
     }
@@ -147,10 +147,10 @@ public final class TaskReads {
         Objects.requireNonNull(now, "now");
         if (machines.isEmpty() || max <= 0) return List.of();
         int n = new TreeSet<>(machines).size();
-        return expired(machines, now, (c, floor) -> Jdbc.tasks(c, floor == null ? sql.expiredOf(n) : sql.expiredOfFrom(n), ps -> {
+        return expired(machines, now, (c, floor) -> Jdbc.tasks(c, sql.times, floor == null ? sql.expiredOf(n) : sql.expiredOfFrom(n), ps -> {
             int i = 1;
-            Rows.setInstant(ps, i++, now);
-            if (floor != null) Rows.setInstant(ps, i++, floor);
+            sql.times.set(ps, i++, now);
+            if (floor != null) sql.times.set(ps, i++, floor);
             i = Jdbc.bindStates(ps, i, machines);
             ps.setInt(i, max);
         }));
@@ -186,10 +186,10 @@ public final class TaskReads {
         Objects.requireNonNull(now, "now");
         if (states.isEmpty() || max <= 0) return List.of();
         int n = new TreeSet<>(states).size();
-        return jdbc.read("scanning due tasks", null, c -> Jdbc.tasks(c, sql.due(n), ps -> {
+        return jdbc.read("scanning due tasks", null, c -> Jdbc.tasks(c, sql.times, sql.due(n), ps -> {
             ps.setString(1, machine);
             int i = Jdbc.bindStates(ps, 2, states);
-            Rows.setInstant(ps, i++, now);
+            sql.times.set(ps, i++, now);
             ps.setInt(i, max);
         }));
     }
@@ -207,15 +207,15 @@ public final class TaskReads {
         return Jdbc.queryOne(c, sql.nextDue(new TreeSet<>(states).size()), ps -> {
             ps.setString(1, machine);
             int i = Jdbc.bindStates(ps, 2, states);
-            Rows.setInstant(ps, i, now);
-        }, rs -> Rows.getInstant(rs, 1));
+            sql.times.set(ps, i, now);
+        }, rs -> sql.times.get(rs, 1));
     }
 
     /** Returns the tasks whose lease {@code owner} holds, by id, at most {@code max}. */
     public List<TaskRecord> leasedBy(String owner, int max) {
         Objects.requireNonNull(owner, "owner");
         if (max <= 0) return List.of();
-        return jdbc.read("reading leases of " + owner, null, c -> Jdbc.tasks(c, sql.leasedBy, ps -> {
+        return jdbc.read("reading leases of " + owner, null, c -> Jdbc.tasks(c, sql.times, sql.leasedBy, ps -> {
             ps.setString(1, owner);
             ps.setInt(2, max);
         }));
@@ -226,12 +226,12 @@ public final class TaskReads {
         List<String> states = new ArrayList<>();
         for (ClaimRule r : request.rules()) if (!states.contains(r.from())) states.add(r.from());
         return jdbc.read("peeking at queue " + request.queue(), null,
-                c -> Jdbc.tasks(c, sql.runnable(states.size(), false, false, request.max(), false), ps -> {
+                c -> Jdbc.tasks(c, sql.times, sql.runnable(states.size(), false, false, request.max(), false), ps -> {
                     int i = 1;
                     ps.setString(i++, request.machine());
                     ps.setString(i++, request.queue());
                     for (String s : states) ps.setString(i++, s);
-                    Rows.setInstant(ps, i, request.now());
+                    sql.times.set(ps, i, request.now());
                 }));
     }
 
@@ -239,9 +239,9 @@ public final class TaskReads {
     public List<StateCount> stateCounts(Instant now) {
         Objects.requireNonNull(now, "now");
         List<StateCount> counts = jdbc.read("counting tasks by state", null, c -> Jdbc.query(c, sql.stateCounts(),
-                ps -> Rows.setInstant(ps, 1, now),
+                ps -> sql.times.set(ps, 1, now),
                 rs -> new StateCount(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(5),
-                        Rows.getInstant(rs, 6))));
+                        sql.times.get(rs, 6))));
         List<StateCount> sorted = new ArrayList<>(counts);
         sorted.sort(StateCount.ORDER);      // in Java: the database's collation may order strings otherwise
         return sorted;

@@ -228,7 +228,7 @@ public final class TaskWrites {
         return null;
     }
 
-    private static @Nullable ApplyResult check(PreparedStatement ps, Change change) throws SQLException {
+    private @Nullable ApplyResult check(PreparedStatement ps, Change change) throws SQLException {
         long id = change.next().id();
         Rows.setString(ps, 1, change.entry().commandKey());
         ps.setLong(2, id);
@@ -236,7 +236,7 @@ public final class TaskWrites {
             if (!rs.next()) return ApplyResult.notFound(id);
             long version = rs.getLong(1);
             rs.getLong(2);
-            if (!rs.wasNull()) return ApplyResult.duplicate(Rows.history(rs, 2));
+            if (!rs.wasNull()) return ApplyResult.duplicate(Rows.history(sql.times, rs, 2));
             return version == change.expectedVersion() ? null : ApplyResult.conflict(id);
         }
     }

@@ -13,7 +13,7 @@
  * {@link dev.statekit.jdbc.internal.ScheduleTable} (recurring schedules and their passes, which create
  * occurrences through {@code TaskInserts}). What differs by database sits behind
  * {@link dev.statekit.jdbc.internal.DialectOps} ({@link dev.statekit.jdbc.internal.PostgresOps},
- * {@link dev.statekit.jdbc.internal.H2Ops}), over the writes both share
+ * {@link dev.statekit.jdbc.internal.BatchOps}), over the writes both share
  * ({@link dev.statekit.jdbc.internal.RowWrites}). Below them: {@link dev.statekit.jdbc.internal.Jdbc}
  * (connections, transactions, statements), the SQL text ({@link dev.statekit.jdbc.internal.Sql}),
  * row mapping, the attribute encoding, error translation, the schema and the PostgreSQL listener.

@@ -22,30 +22,31 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * H2, the embedded database of one process: batches are JDBC batches plus one history insert;
- * claim candidates are locked by id after they are read (H2's {@code FOR UPDATE} with a limit
- * would lock every row the condition matches); nothing notifies, runtimes poll. Immutable and
+ * The generic path of H2 and MariaDB: batches are JDBC batches plus one history insert; claim
+ * candidates are locked by id after they are read (a {@code FOR UPDATE} with a limit may lock
+ * every row the condition matches); wake-ups are the dialect's {@link Wakes}. Immutable and
  * thread-safe.
  */
-public final class H2Ops implements DialectOps {
+public final class BatchOps implements DialectOps {
     private final Sql sql;
     private final RowWrites rows;
+    private final Wakes wakes;
 
     /** Creates the operations of one store's tables. */
-    public H2Ops(Sql sql, RowWrites rows) {
+    public BatchOps(Sql sql, RowWrites rows, Wakes wakes) {
         this.sql = sql;
         this.rows = rows;
+        this.wakes = wakes;
     }
 
-    /** Nothing: one process's runtimes wake each other in memory. */
     @Override
-    public void notifyWaiters(Connection c) {
+    public void notifyWaiters(Connection c) throws SQLException {
+        wakes.notifyWaiters(c);
     }
 
-    /** Nothing calls {@code wake}: runtimes poll. */
     @Override
     public AutoCloseable watch(Runnable wake) {
-        return () -> { };
+        return wakes.watch(wake);
     }
 
     /** One statement of rows of values. */
@@ -53,7 +54,7 @@ public final class H2Ops implements DialectOps {
     public List<InsertedRow> insertRows(Connection c, List<NewTask> specs, List<String> attributes) throws SQLException {
         return Jdbc.query(c, sql.insertTasks(specs.size()), ps -> {
             int p = 1;
-            for (int i = 0; i < specs.size(); i++) p = TaskInserts.bindInsert(ps, p, specs.get(i), attributes.get(i), null);
+            for (int i = 0; i < specs.size(); i++) p = TaskInserts.bindInsert(sql.times, ps, p, specs.get(i), attributes.get(i), null);
         }, rs -> new InsertedRow(rs.getLong(1), rs.getLong(2)));
     }
 
@@ -70,7 +71,7 @@ public final class H2Ops implements DialectOps {
             if (group.isEmpty()) continue;
             try (PreparedStatement ps = c.prepareStatement(rows.updateOf(group.get(0)))) {
                 for (Change change : group) {
-                    RowWrites.bindUpdate(ps, change);
+                    rows.bindUpdate(ps, change);
                     ps.addBatch();
                 }
                 int[] counts = ps.executeBatch();
@@ -108,8 +109,8 @@ public final class H2Ops implements DialectOps {
                 update.setString(2, AttributeCodec.encode(next.attributes()));
                 update.setString(3, request.owner());
                 update.setLong(4, tokens[p]);
-                Rows.setInstant(update, 5, expires);
-                Rows.setInstant(update, 6, next.updatedAt());
+                sql.times.set(update, 5, expires);
+                sql.times.set(update, 6, next.updatedAt());
                 update.setLong(7, t.id());
                 update.setLong(8, t.version());
                 update.addBatch();
@@ -148,7 +149,7 @@ public final class H2Ops implements DialectOps {
             ps.setString(i++, request.machine());
             ps.setString(i++, request.queue());
             for (String s : states) ps.setString(i++, s);
-            Rows.setInstant(ps, i, request.now());
+            sql.times.set(ps, i, request.now());
         }, reader);
         // H2 returns a row it locked as it is now without testing the condition again: a task another
         // claimer took and finished between the read and the lock comes back finished, and is left alone here.
@@ -166,13 +167,8 @@ public final class H2Ops implements DialectOps {
         return result;
     }
 
-    /** H2 seeks a descending index column on an inclusive bound only: {@link Sql#runnable} reads "priority &lt;= ?". */
-    @Override
-    public int priorityBelow(int priority) {
-        return priority - 1;
-    }
 
-    /** No: H2 has no shared row locks, and its limited {@code FOR UPDATE} locks every row it matches. */
+    /** No: H2 has no shared row locks, and a limited {@code FOR UPDATE} may lock every row it matches. */
     @Override
     public boolean claimsSideBySide() {
         return false;
