@@ -229,6 +229,8 @@ class ErrorTranslationTest {
                 if (state != null) assertThat(state).as("a SQLState of %s", row).hasSize(5);
                 if (condition.isEmpty() || condition.equals("getting a connection") || condition.equals("in a statement")) {
                     result.add(new SQLException("failure " + state, state));
+                } else if (condition.startsWith("error code ")) {
+                    for (String code : backticked(condition)) result.add(new SQLException("failure " + state, state, Integer.parseInt(code)));
                 } else if (condition.startsWith("message starts with ")) {
                     result.add(new SQLException(backticked(condition).get(0) + " found for jdbc:nowhere:db", state));
                 } else if (condition.startsWith("cause ")) {

@@ -80,6 +80,21 @@ class JdbcStoreBuilderTest {
         assertThatThrownBy(() -> Dialect.fromProductName("MySQL")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("MySQL");
         assertThatThrownBy(() -> Dialect.fromProductName("SQLite")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Dialect.fromProductName("MariaDB")).isEqualTo(Dialect.MARIADB);
+    }
+
+    @Test
+    void mariaDbIsKnownByEitherDriverFromVersionTenSixOn() {
+        assertThat(Dialect.of("MariaDB", "10.11.18-MariaDB-0+deb12u1")).isEqualTo(Dialect.MARIADB);
+        assertThat(Dialect.of("MySQL", "5.5.5-10.11.18-MariaDB-0+deb12u1")).isEqualTo(Dialect.MARIADB);
+        assertThat(Dialect.of("MariaDB", "11.4.2-MariaDB")).isEqualTo(Dialect.MARIADB);
+        assertThat(Dialect.of("PostgreSQL", "15.18")).isEqualTo(Dialect.POSTGRESQL);
+        assertThatThrownBy(() -> Dialect.of("MariaDB", "10.5.23-MariaDB")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("10.6 or later").hasMessageContaining("10.5.23");
+        assertThatThrownBy(() -> Dialect.of("MySQL", "8.0.36")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("MySQL 8.0.36");
+        assertThatThrownBy(() -> JdbcStore.builder(productNamed("MySQL", "5.5.5-10.5.9-MariaDB")).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("10.6 or later");
     }
 
     @Test
@@ -109,9 +124,14 @@ class JdbcStoreBuilderTest {
 
     /** A data source whose connections report {@code product} as their database and do nothing else. */
     static DataSource productNamed(String product) {
+        return productNamed(product, "8.0.36");
+    }
+
+    static DataSource productNamed(String product, String version) {
         DatabaseMetaData metaData = (DatabaseMetaData) Proxy.newProxyInstance(JdbcStoreBuilderTest.class.getClassLoader(),
                 new Class<?>[] {DatabaseMetaData.class}, (p, m, a) -> {
                     if (m.getName().equals("getDatabaseProductName")) return product;
+                    if (m.getName().equals("getDatabaseProductVersion")) return version;
                     throw new SQLException("not supported here", "0A000");
                 });
         Connection connection = (Connection) Proxy.newProxyInstance(JdbcStoreBuilderTest.class.getClassLoader(),

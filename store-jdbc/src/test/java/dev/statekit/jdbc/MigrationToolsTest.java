@@ -126,8 +126,11 @@ class MigrationToolsTest {
                     tables.add(name);
                 }
             }
-            // the standard's view of sequences, which both databases have
-            try (java.sql.PreparedStatement ps = c.prepareStatement("select sequence_name from information_schema.sequences where sequence_name like ?")) {
+            // the standard's view of sequences, which PostgreSQL and H2 have; MariaDB lists its sequences as tables of their own type
+            String sequences = meta.getDatabaseProductName().equals("MariaDB")
+                    ? "select table_name from information_schema.tables where table_schema = database() and table_type = 'SEQUENCE' and table_name like ?"
+                    : "select sequence_name from information_schema.sequences where sequence_name like ?";
+            try (java.sql.PreparedStatement ps = c.prepareStatement(sequences)) {
                 ps.setString(1, like);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) lines.add("sequence " + rs.getString(1).substring(p.length()).toLowerCase(Locale.ROOT));
@@ -271,7 +274,7 @@ class MigrationToolsTest {
 
     static void assertRefusedAsOlder(DataSource pool, Dialect dialect, String prefix) {
         String expected = "the statekit tables with prefix " + prefix + " are at version 4; this statekit-store-jdbc needs "
-                + Schema.VERSION + ": run V5 to V7 (classpath:dev/statekit/jdbc/" + (dialect == Dialect.H2 ? "h2" : "postgresql")
+                + Schema.VERSION + ": run V5 to V7 (classpath:dev/statekit/jdbc/" + directory(dialect)
                 + "/V<n>__statekit.sql";
         assertThatThrownBy(() -> JdbcStore.builder(pool).tablePrefix(prefix).build())
                 .isInstanceOfSatisfying(StatekitException.class, e -> {
@@ -315,7 +318,11 @@ class MigrationToolsTest {
     }
 
     static String changelog(Dialect dialect) {
-        return "dev/statekit/jdbc/" + (dialect == Dialect.H2 ? "h2" : "postgresql") + "/changelog.xml";
+        return "dev/statekit/jdbc/" + directory(dialect) + "/changelog.xml";
+    }
+
+    static String directory(Dialect dialect) {
+        return dialect.name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -382,9 +389,15 @@ class MigrationToolsTest {
         Databases.drop(pool, prefix);
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             for (String table : new String[] {"flyway_history", "changelog", "changelog_lock"}) {
-                s.execute("drop table if exists \"" + prefix + table + "\"");
+                s.execute("drop table if exists " + quoted(c, prefix + table));
                 s.execute("drop table if exists " + prefix + table);
             }
         }
+    }
+
+    /** {@code name} quoted as the database quotes identifiers (MariaDB with backticks). */
+    static String quoted(Connection c, String name) throws SQLException {
+        String quote = c.getMetaData().getIdentifierQuoteString();
+        return quote + name + quote;
     }
 }
