@@ -29,7 +29,7 @@ class DocExamplesTest {
                     .tablePrefix("statekit_")                        // the default
                     .maxPayloadChars(1 << 20)                        // the default: 1 Mi characters
                     .createSchemaIfMissing(true)                     // opt-in; default false
-                    .build();                                        // detects PostgreSQL or H2, logs it once
+                    .build();                                        // detects PostgreSQL, H2 or MariaDB, logs it once
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
             long id = engine.create(Jobs.SIMPLE, TaskSpec.defaults()).task().id();
             assertThat(engine.find(Jobs.SIMPLE, id)).isPresent();

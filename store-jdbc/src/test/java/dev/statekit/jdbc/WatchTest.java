@@ -17,7 +17,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Wake-ups across processes: PostgreSQL's LISTEN/NOTIFY, and nothing on H2. */
+/** Wake-ups across processes: PostgreSQL's LISTEN/NOTIFY, MariaDB's wake-ups table, and nothing on H2. */
 class WatchTest {
     static final Instant T0 = Instant.parse("2031-04-05T13:30:00Z");
     static final NewTask NEW = new NewTask("job", 1, "READY", "q", 0, null, Attributes.EMPTY, null, null, null, T0);
@@ -90,6 +90,47 @@ class WatchTest {
                         .isEqualTo(listeners);
             }
             assertThat(wakes.availablePermits()).isZero();
+        }
+    }
+
+    @Test
+    void onMariaDbAnotherProcessCreatingMovingOrResumingWakesTheWatcherThroughTheTable() throws Exception {
+        try (Opened db = Opened.open(Dialect.MARIADB)) {
+            JdbcStore other = db.twin();
+            Semaphore wakes = new Semaphore(0);
+            try (AutoCloseable watch = db.store().watch(wakes::release)) {
+                assertThat(watch).isNotInstanceOf(PgListener.class);
+                assertThat(woken(wakes)).as("wake-up at the first read").isTrue();
+                // nothing is written: a watcher that woke at every read would fail here
+                assertThat(wakes.tryAcquire(500, TimeUnit.MILLISECONDS)).as("a wake-up without a write").isFalse();
+
+                TaskRecord t = other.create(NEW).task();
+                assertThat(woken(wakes)).as("wake-up after a creation").isTrue();
+
+                Instant at = T0.plusSeconds(1);
+                TaskRecord next = t.toBuilder().state("WAITING").updatedAt(at).version(1).build();
+                other.apply(new Change(0, next, new HistoryEntry(t.id(), 1, "READY", "WAITING", "WAIT", TriggerSource.SYSTEM,
+                        null, null, at, null)));
+                assertThat(woken(wakes)).as("wake-up after a move to another state").isTrue();
+
+                other.pauseQueue("q", null);
+                other.resumeQueue("q");
+                assertThat(woken(wakes)).as("wake-up after a resume").isTrue();
+
+                // a watcher keeps the table short
+                for (int i = 0; i < 600; i++) other.resumeQueue("q");
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                long rows;
+                do {
+                    try (java.sql.Connection c = db.pool().getConnection(); java.sql.Statement st = c.createStatement();
+                         java.sql.ResultSet rs = st.executeQuery("select count(*) from " + db.store().tablePrefix() + "wakes")) {
+                        rs.next();
+                        rows = rs.getLong(1);
+                    }
+                    if (rows > 512) java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                } while (rows > 512 && System.nanoTime() < deadline && !Thread.currentThread().isInterrupted());
+                assertThat(rows).as("rows of the wake-ups table after 600 writes").isLessThanOrEqualTo(512);
+            }
         }
     }
 }

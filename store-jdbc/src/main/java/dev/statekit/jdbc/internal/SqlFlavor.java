@@ -187,6 +187,16 @@ public enum SqlFlavor {
             return Times.EPOCH_MICROS;
         }
 
+        /**
+         * An update of the key to itself: InnoDB answers a plain insert's duplicate with a shared
+         * lock on the row, and two creators that then lock it for update deadlock; this takes the
+         * row's exclusive lock at once.
+         */
+        @Override
+        public String onConflictDoNothing(String key) {
+            return " on duplicate key update " + key + " = " + key;
+        }
+
         /** No: MariaDB's driver sends a batch through the server's bulk protocol, which takes no {@code INSERT ... SELECT}. */
         @Override
         public boolean batchesInsertSelect() {
