@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs MariaDB from the distribution's packages when it is missing, starts it on
-# 127.0.0.1:3306 and creates the user and database the tests use:
+# 127.0.0.1:3306 (with the performance schema, where the tests across processes find the sessions
+# of a killed process) and creates the user and database the tests use:
 #   jdbc:mariadb://127.0.0.1:3306/statekit  user statekit  password statekit
 set -euo pipefail
 
@@ -19,12 +20,13 @@ if ! up; then
     [ -d /var/lib/mysql/mysql ] || as_root mariadb-install-db --user=mysql --datadir=/var/lib/mysql >/dev/null
     # Started apart from the service manager, which a container may not have; on loopback only.
     as_root sh -c 'nohup /usr/sbin/mariadbd --user=mysql --bind-address=127.0.0.1 --port=3306 --max-connections=500 \
-        --innodb-buffer-pool-size=512M --innodb-lock-wait-timeout=10 >/var/log/statekit-mariadb.log 2>&1 &'
+        --innodb-buffer-pool-size=512M --innodb-lock-wait-timeout=10 --performance-schema=ON >/var/log/statekit-mariadb.log 2>&1 &'
     for i in $(seq 1 60); do up && break; sleep 1; done
 fi
 up || { echo "MariaDB did not start; its log:"; as_root tail -20 /var/log/statekit-mariadb.log; exit 1; }
 as_root mariadb -uroot -e "create database if not exists statekit character set utf8mb4 collate utf8mb4_bin;
     create user if not exists 'statekit'@'127.0.0.1' identified by 'statekit';
     create user if not exists 'statekit'@'localhost' identified by 'statekit';
-    grant all on statekit.* to 'statekit'@'127.0.0.1'; grant all on statekit.* to 'statekit'@'localhost';"
+    grant all on statekit.* to 'statekit'@'127.0.0.1'; grant all on statekit.* to 'statekit'@'localhost';
+    grant select on performance_schema.* to 'statekit'@'127.0.0.1'; grant select on performance_schema.* to 'statekit'@'localhost';"
 mariadb -h 127.0.0.1 -P 3306 -ustatekit -pstatekit statekit -Nse 'select version()'

@@ -40,7 +40,7 @@ import java.util.Optional;
  *
  * <pre>
  * (nothing)                                   an H2 database in ~/.statekit/demo/ (created when missing)
- * --jdbc-url URL [--user U] [--password P]    the database at URL: PostgreSQL, or H2
+ * --jdbc-url URL [--user U] [--password P]    the database at URL: PostgreSQL, MariaDB, or H2
  * --in-memory                                 an in-memory store
  * </pre>
  *
@@ -72,7 +72,7 @@ public final class Main {
             "       examples diagram NAME               the Mermaid diagram of machine NAME",
             "       examples --help                     this usage",
             "STORE: nothing for an H2 database in " + DEMO_H2_DIR + ", --jdbc-url URL [--user U] [--password P]"
-                    + " for PostgreSQL (or H2) at URL, --in-memory for an in-memory store",
+                    + " for PostgreSQL or MariaDB (or H2) at URL, --in-memory for an in-memory store",
             "");
 
     /** A sample program over a store. */

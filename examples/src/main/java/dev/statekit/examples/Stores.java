@@ -3,6 +3,7 @@ package dev.statekit.examples;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.statekit.examples.serve.Options;
+import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.store.memory.InMemoryStore;
 import dev.statekit.store.Store;
@@ -23,17 +24,20 @@ import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Opens the store a sample host runs on: an H2 database in a file (the default), PostgreSQL or any
- * database the JDBC store speaks given its URL, or an in-memory store.
+ * Opens the store a sample host runs on: an H2 database in a file (the default), PostgreSQL, MariaDB
+ * or any database the JDBC store speaks given its URL, or an in-memory store.
  *
  * <p>A JDBC store of a run gets tables of its own, under a table prefix no other run uses (created
  * when the store opens, dropped when it closes), so runs never see each other's tasks and task ids
- * start at 1. Connections come from a HikariCP pool of at most {@value #POOL_SIZE}.
+ * start at 1. Connections come from a HikariCP pool of at most {@value #POOL_SIZE}; on MariaDB the
+ * pool hands them out at READ COMMITTED, the isolation the store needs there (InnoDB's default is
+ * REPEATABLE READ).
  *
  * <p>Before its pool exists a store connects once by itself, so that a database that refuses it
  * says why at once: a {@link StartFailure} of one line with the database's own words (PostgreSQL's
  * {@code FATAL: database "x" does not exist}, {@code password authentication failed for user "x"},
- * H2's {@code Database may be already in use}) and the option to change. Only a database that does
+ * MariaDB's {@code Access denied for user 'x'@'host'}, H2's {@code Database may be already in use})
+ * and the option to change. Only a database that does
  * not answer yet (a refused connection, one starting up or full) is waited for, up to the wait the
  * caller gives (a service {@link #STARTING_WAIT}), and so is a transient failure while a service's
  * tables are checked (a deadlock with another process starting on the same tables).
@@ -44,11 +48,12 @@ public final class Stores {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Stores.class);
     private static final AtomicInteger RUNS = new AtomicInteger();
-    private static final String[] TABLES = {"tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes", "schema_version"};
+    private static final String[] TABLES = {"tasks", "history", "queues", "groups", "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes", "schema_version", "wakes"};
     private static final String[] SEQUENCES = {"fifo_seq", "front_seq", "fencing_seq", "check_seq"};
 
-    /** {@code --jdbc-url URL}: the database of the store, PostgreSQL or H2. */
-    public static final Options.Option<String> JDBC_URL = Options.text("jdbc-url", "URL", null, "the database at URL (PostgreSQL or H2)");
+    /** {@code --jdbc-url URL}: the database of the store, PostgreSQL, MariaDB or H2. */
+    public static final Options.Option<String> JDBC_URL = Options.text("jdbc-url", "URL", null,
+            "the database at URL (PostgreSQL, MariaDB or H2)");
     /** {@code --user U}: the database's user. */
     public static final Options.Option<String> USER = Options.text("user", "U", null, "the user of --jdbc-url");
     /** {@code --password P}: the database user's password. */
@@ -62,6 +67,14 @@ public final class Stores {
     public static final Duration STARTING_WAIT = Duration.ofSeconds(30);
     /** How often a database that does not answer yet is asked again. */
     private static final long RETRY_MILLIS = 500;
+    /** MariaDB's error of a database that does not exist (ER_BAD_DB_ERROR), to a user who may see that. */
+    private static final int MARIADB_UNKNOWN_DATABASE = 1049;
+    /** MariaDB's error of a database the user may not use, or that does not exist (ER_DBACCESS_DENIED_ERROR). */
+    private static final int MARIADB_DATABASE_ACCESS_DENIED = 1044;
+    /** MariaDB's error of a server without a free connection (ER_CON_COUNT_ERROR). */
+    private static final int MARIADB_TOO_MANY_CONNECTIONS = 1040;
+    /** MariaDB's error of a user without a free connection (ER_TOO_MANY_USER_CONNECTIONS). */
+    private static final int MARIADB_TOO_MANY_USER_CONNECTIONS = 1203;
 
     private Stores() {}
 
@@ -110,7 +123,11 @@ public final class Stores {
         }
     }
 
-    /** Drops the tables of {@code store}, a run's store on {@code pool}, then closes the pool. */
+    /**
+     * Drops the tables of {@code store}, a run's store on {@code pool}, then closes the pool; a table
+     * one database's schema has and another's has not (MariaDB's {@code wakes}) is skipped where it
+     * does not exist.
+     */
     private static void dropAndClose(JdbcStore store, HikariDataSource pool, String description) {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             String prefix = store.tablePrefix();
@@ -141,7 +158,7 @@ public final class Stores {
     }
 
     /**
-     * Returns a store on the database at {@code url} (PostgreSQL or H2, detected), on tables of
+     * Returns a store on the database at {@code url} (PostgreSQL, MariaDB or H2, detected), on tables of
      * a fresh prefix, created now.
      *
      * @param user     the user, or null for none
@@ -154,8 +171,7 @@ public final class Stores {
         HikariDataSource pool = pool(url, user, password, "statekit-run-" + RUNS.get(), POOL_SIZE, 1);
         try {
             JdbcStore store = JdbcStore.builder(pool).tablePrefix(freshPrefix()).createSchemaIfMissing(true).build();
-            String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-            String description = database + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)";
+            String description = name(store.dialect()) + " at " + url + ", tables " + store.tablePrefix() + "* (dropped at the end)";
             return new Opened(store, description, () -> dropAndClose(store, pool, description));
         } catch (RuntimeException e) {
             pool.close();
@@ -163,8 +179,19 @@ public final class Stores {
         }
     }
 
+    /** Returns the name of the database of {@code dialect}, for people. */
+    static String name(Dialect dialect) {
+        return switch (dialect) {
+            case POSTGRESQL -> "PostgreSQL";
+            case MARIADB -> "MariaDB";
+            case H2 -> "H2";
+        };
+    }
+
     /**
-     * Returns a HikariCP pool of at most {@code size} connections to {@code url}.
+     * Returns a HikariCP pool of at most {@code size} connections to {@code url}. A pool of MariaDB
+     * hands out its connections at READ COMMITTED, which the store needs there; the store would
+     * otherwise set it on each connection it borrows.
      *
      * @param initializationFailTimeout HikariCP's: 1 to fail at once when the database cannot be
      *                                  reached, -1 to start without a connection
@@ -179,6 +206,7 @@ public final class Stores {
         config.setPoolName(name);
         config.setConnectionTimeout(10_000);
         config.setInitializationFailTimeout(initializationFailTimeout);
+        if (database(url).equals("MariaDB")) config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         return new HikariDataSource(config);
     }
 
@@ -197,7 +225,8 @@ public final class Stores {
             driver = DriverManager.getDriver(url);
         } catch (SQLException e) {
             throw new StartFailure(StartFailure.Kind.NO_DRIVER, "cannot open " + url, "no JDBC driver on the class path takes this URL",
-                    "--jdbc-url takes a PostgreSQL URL (jdbc:postgresql://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)", e);
+                    "--jdbc-url takes a PostgreSQL URL (jdbc:postgresql://HOST:PORT/DATABASE), a MariaDB one"
+                            + " (jdbc:mariadb://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)", e);
         }
         Properties properties = new Properties();
         if (user != null) properties.setProperty("user", user);
@@ -233,10 +262,13 @@ public final class Stores {
 
     /**
      * Returns whether {@code e} says the database does not answer yet: a refused or broken
-     * connection (SQL state class 08), a database starting up (57P03) or without a free connection
-     * (53300). Anything else (no such database, wrong credentials, a file in use) waiting cannot mend.
+     * connection (SQL state class 08), a database starting up (PostgreSQL's 57P03) or without a free
+     * connection (PostgreSQL's 53300; MariaDB's errors 1040 and 1203, which it may send before the
+     * connection has agreed on SQL states). Anything else (no such database, wrong credentials, a
+     * file in use) waiting cannot mend.
      */
     static boolean answersLater(SQLException e) {
+        if (e.getErrorCode() == MARIADB_TOO_MANY_CONNECTIONS || e.getErrorCode() == MARIADB_TOO_MANY_USER_CONNECTIONS) return true;
         String state = e.getSQLState();
         if (state == null) return false;
         return state.startsWith("08") || state.equals("57P03") || state.equals("53300");
@@ -248,6 +280,18 @@ public final class Stores {
         String what = "cannot open " + database + " at " + url;
         String reason = reason(e);
         String lower = reason.toLowerCase(Locale.ROOT);
+        if (database.equals("MariaDB")) {
+            switch (e.getErrorCode()) {
+                case MARIADB_UNKNOWN_DATABASE:
+                    return new StartFailure(StartFailure.Kind.NO_DATABASE, what, reason, "create the database, or name an existing one in --jdbc-url", e);
+                case MARIADB_DATABASE_ACCESS_DENIED:
+                    // said alike of a database that does not exist and of one the user may not use
+                    return new StartFailure(StartFailure.Kind.NO_DATABASE, what, reason,
+                            "create the database and grant --user all privileges on it, or name one --user may use in --jdbc-url", e);
+                default:
+                    break;
+            }
+        }
         switch (state) {
             case "3D000", "90146":   // PostgreSQL's invalid catalog name; H2's database not found
                 return new StartFailure(StartFailure.Kind.NO_DATABASE, what, reason, "create the database, or name an existing one in --jdbc-url", e);
@@ -265,20 +309,24 @@ public final class Stores {
         }
     }
 
-    /** Returns the database's own words of {@code e}: its message on one line, without the driver's exception class. */
+    /**
+     * Returns the database's own words of {@code e}: its message on one line, without the driver's
+     * exception class or the number MariaDB's driver gives the connection ({@code (conn=12) }).
+     */
     static String reason(SQLException e) {
         String message = e.getMessage();
         if (message == null || message.isBlank()) {
             Throwable cause = e.getCause();
             message = cause == null ? "SQL state " + e.getSQLState() : String.valueOf(cause.getMessage());
         }
-        return StartFailure.oneLine(message);
+        return StartFailure.oneLine(message.replaceFirst("^\\(conn=\\d+\\)\\s*", ""));
     }
 
-    /** Returns the name of the database {@code url} is for: PostgreSQL, H2, or the URL's sub-protocol. */
+    /** Returns the name of the database {@code url} is for: PostgreSQL, MariaDB, H2, or the URL's sub-protocol. */
     static String database(String url) {
         String lower = url.toLowerCase(Locale.ROOT);
         if (lower.startsWith("jdbc:postgresql:")) return "PostgreSQL";
+        if (lower.startsWith("jdbc:mariadb:")) return "MariaDB";
         if (lower.startsWith("jdbc:h2:")) return "H2";
         String[] parts = url.split(":", 3);
         return parts.length >= 2 && parts[0].equalsIgnoreCase("jdbc") ? parts[1] : "the database";
@@ -299,7 +347,7 @@ public final class Stores {
      * it up to 500 ms later, and a killed process loses it), and {@code DB_CLOSE_ON_EXIT=FALSE}, so
      * that the service closes the database after its work stopped rather than H2's own shutdown hook
      * under it. A URL that sets {@code WRITE_DELAY} to another value keeps it, with a warning; any
-     * other URL (PostgreSQL, {@code mem:}, {@code tcp:}, {@code ssl:}, {@code zip:}) is returned as given.
+     * other URL (PostgreSQL, MariaDB, {@code mem:}, {@code tcp:}, {@code ssl:}, {@code zip:}) is returned as given.
      */
     public static H2Url durable(String url) {
         String lower = url.toLowerCase(Locale.ROOT);
@@ -334,7 +382,7 @@ public final class Stores {
     }
 
     /**
-     * Returns a store on the database at {@code url} (PostgreSQL or H2) on the tables of
+     * Returns a store on the database at {@code url} (PostgreSQL, MariaDB or H2) on the tables of
      * {@code prefix}, created when missing and kept when the store closes: the store of a service,
      * which every process serving the same system opens alike. Its connections come from a
      * HikariCP pool of at most {@code poolSize}.
@@ -367,8 +415,7 @@ public final class Stores {
             while (true) {
                 try {
                     JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).createSchemaIfMissing(true).build();
-                    String database = store.dialect() == dev.statekit.jdbc.Dialect.H2 ? "H2" : "PostgreSQL";
-                    return new Opened(store, database + " at " + url + ", tables " + prefix + "*", pool::close);
+                    return new Opened(store, name(store.dialect()) + " at " + url + ", tables " + prefix + "*", pool::close);
                 } catch (dev.statekit.store.StatekitException e) {
                     // a transient failure (a deadlock with another process creating or using the same tables) is tried again
                     if (e.code() != dev.statekit.store.ErrorCode.STORE_UNAVAILABLE || System.nanoTime() - deadline >= 0) throw e;

@@ -2,6 +2,7 @@ package dev.statekit.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.statekit.examples.serve.TestDatabase;
 import dev.statekit.jdbc.JdbcStore;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -14,11 +15,11 @@ import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The stores of the sample hosts: H2 by default, a JDBC URL, in memory; each run on tables of its own. */
 class StoresTest {
-    static final String PG_URL = "jdbc:postgresql://127.0.0.1:5432/statekit";
-
     @TempDir
     Path dir;
 
@@ -111,6 +112,13 @@ class StoresTest {
         for (String state : java.util.Arrays.asList("3D000", "28P01", "28000", "90020", "90028", null)) {
             assertThat(Stores.answersLater(new SQLException("x", state))).as(String.valueOf(state)).isFalse();
         }
+        // MariaDB: too many connections to the server or of the user, which it may send without a state, waited for;
+        // an unknown database, one the user may not use, wrong credentials, at once
+        assertThat(Stores.answersLater(new SQLException("Too many connections", "HY000", 1040))).isTrue();
+        assertThat(Stores.answersLater(new SQLException("x", "42000", 1203))).isTrue();
+        assertThat(Stores.answersLater(new SQLException("x", "42000", 1049))).isFalse();
+        assertThat(Stores.answersLater(new SQLException("x", "42000", 1044))).isFalse();
+        assertThat(Stores.answersLater(new SQLException("x", "28000", 1045))).isFalse();
     }
 
     @Test
@@ -119,18 +127,23 @@ class StoresTest {
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.err().lines().filter(l -> !l.isBlank())).containsExactly(
                 "cannot open the store: cannot open jdbc:mysql://127.0.0.1:1/none: no JDBC driver on the class path takes this URL; "
-                        + "--jdbc-url takes a PostgreSQL URL (jdbc:postgresql://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)");
+                        + "--jdbc-url takes a PostgreSQL URL (jdbc:postgresql://HOST:PORT/DATABASE), a MariaDB one"
+                        + " (jdbc:mariadb://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)");
     }
 
-    @Test
-    void aHostRunsOnPostgreSqlGivenItsUrl() throws Exception {
-        dev.statekit.examples.serve.Postgres.require();
-        Run r = run("demo", "novel-proofer", "--jdbc-url", PG_URL, "--user", "statekit", "--password", "statekit");
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(TestDatabase.class)
+    void aHostRunsOnADatabaseGivenItsUrlAndDropsAllItsTablesAfterwards(TestDatabase database) throws Exception {
+        database.require();
+        Run r = run("demo", "novel-proofer", "--jdbc-url", database.url(), "--user", database.user(), "--password", database.password());
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).startsWith("store: PostgreSQL at " + PG_URL).contains("summary: job 1 DONE, 6/6 chunks done");
-        try (Connection c = DriverManager.getConnection(PG_URL, "statekit", "statekit")) {
-            String prefix = r.out().replaceAll("(?s).*tables (ex_[a-z0-9_]+)\\*.*", "$1");
-            assertThat(tables(c, prefix)).isZero();
+        assertThat(r.out()).startsWith("store: " + database + " at " + database.url()).contains("summary: job 1 DONE, 6/6 chunks done");
+        String prefix = r.out().replaceAll("(?s).*tables (ex_[a-z0-9_]+)\\*.*", "$1");
+        assertThat(prefix).startsWith("ex_");
+        try (Connection c = database.connect(); ResultSet rs = c.getMetaData().getTables(c.getCatalog(), null, "%", null)) {
+            List<String> left = new java.util.ArrayList<>();
+            while (rs.next()) if (rs.getString("TABLE_NAME").toLowerCase(java.util.Locale.ROOT).startsWith(prefix)) left.add(rs.getString("TABLE_NAME"));
+            assertThat(left).as("the tables, sequences and indexes of the run").isEmpty();
         }
     }
 }

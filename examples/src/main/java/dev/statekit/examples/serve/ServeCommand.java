@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * --host H                  the address to listen on (default 127.0.0.1)
  * --data DIR                the service's folder: its H2 database and its files (default ~/.statekit/SYSTEM)
  * --jdbc-url URL [--user U] [--password P]
- *                           the database at URL (PostgreSQL or H2) instead of the H2 database in DIR
+ *                           the database at URL (PostgreSQL, MariaDB or H2) instead of the H2 database in DIR
  * --table-prefix P          the prefix of the store's tables (default: the system's name, e.g. novel_proofer_)
  * --in-memory               an in-memory store: nothing survives the process
  * --read-only-dashboard     the dashboard shows but changes nothing

@@ -98,24 +98,50 @@ class StartupErrorsTest {
         return ServiceProcess.runToExit("read-do", dir.resolve("data"), BOUND, options);
     }
 
-    private static String pgUrlFor(String database) {
-        return Postgres.url().replaceFirst("/[^/?]+(\\?.*)?$", "/" + database + "$1");
+    /** Returns the URL of {@code database}'s server with the database {@code name}. */
+    private static String urlFor(TestDatabase database, String name) {
+        return database.url().replaceFirst("/[^/?]+(\\?.*)?$", "/" + name + "$1");
     }
 
     @Test
     void aDatabaseThatDoesNotExistIsNamedInPostgresWords() throws Exception {
-        Postgres.require();
-        String url = pgUrlFor("statekit_no_such_database");
-        String line = assertOneLineFailure(() -> serve("--port", "0", "--jdbc-url", url, "--user", Postgres.user(), "--password", Postgres.password()));
+        TestDatabase pg = TestDatabase.POSTGRESQL;
+        pg.require();
+        String url = urlFor(pg, "statekit_no_such_database");
+        String line = assertOneLineFailure(() -> serve("--port", "0", "--jdbc-url", url, "--user", pg.user(), "--password", pg.password()));
         assertThat(line).contains("database \"statekit_no_such_database\" does not exist").contains("--jdbc-url");
     }
 
     @Test
     void aWrongPasswordIsNamedInPostgresWords() throws Exception {
-        Postgres.require();
-        String line = assertOneLineFailure(() -> serve("--port", "0", "--jdbc-url", Postgres.url(), "--user", Postgres.user(),
-                "--password", "not-" + Postgres.password()));
-        assertThat(line).contains("password authentication failed for user \"" + Postgres.user() + "\"").contains("--password");
+        TestDatabase pg = TestDatabase.POSTGRESQL;
+        pg.require();
+        String line = assertOneLineFailure(() -> serve("--port", "0", "--jdbc-url", pg.url(), "--user", pg.user(),
+                "--password", "not-" + pg.password()));
+        assertThat(line).contains("password authentication failed for user \"" + pg.user() + "\"").contains("--password");
+    }
+
+    @Test
+    void aDatabaseThatDoesNotExistIsNamedInMariaDbWords() throws Exception {
+        TestDatabase mariaDb = TestDatabase.MARIADB;
+        mariaDb.require();
+        String url = urlFor(mariaDb, "statekit_no_such_database");
+        String line = assertOneLineFailure(() -> serve("--port", "0", "--jdbc-url", url, "--user", mariaDb.user(), "--password", mariaDb.password()));
+        // MariaDB names a database the user may not use alike whether it exists or not, unless the user may see them all
+        assertThat(line).startsWith("examples serve: cannot start read-do: cannot open MariaDB at " + url + ": ")
+                .containsPattern("Unknown database 'statekit_no_such_database'|Access denied for user '" + Pattern.quote(mariaDb.user())
+                        + "'@'[^']*' to database 'statekit_no_such_database'")
+                .contains("create the database").contains("--jdbc-url").doesNotContain("(conn=");
+    }
+
+    @Test
+    void aWrongPasswordIsNamedInMariaDbWords() throws Exception {
+        TestDatabase mariaDb = TestDatabase.MARIADB;
+        mariaDb.require();
+        String line = assertOneLineFailure(() -> serve("--port", "0", "--jdbc-url", mariaDb.url(), "--user", mariaDb.user(),
+                "--password", "not-" + mariaDb.password()));
+        assertThat(line).startsWith("examples serve: cannot start read-do: cannot open MariaDB at " + mariaDb.url() + ": Access denied for user '"
+                + mariaDb.user() + "'@").contains("(using password: YES)").contains("--password").doesNotContain("(conn=");
     }
 
     @Test
@@ -210,6 +236,7 @@ class StartupErrorsTest {
         assertThat(Stores.durable("jdbc:h2:file:/tmp/x;WRITE_DELAY=0").warning()).isNull();
         assertThat(Stores.durable("jdbc:h2:mem:x").url()).isEqualTo("jdbc:h2:mem:x");
         assertThat(Stores.durable("jdbc:h2:tcp://localhost/x").url()).isEqualTo("jdbc:h2:tcp://localhost/x");
-        assertThat(Stores.durable(Postgres.url()).url()).isEqualTo(Postgres.url());
+        assertThat(Stores.durable(TestDatabase.POSTGRESQL.url()).url()).isEqualTo(TestDatabase.POSTGRESQL.url());
+        assertThat(Stores.durable(TestDatabase.MARIADB.url()).url()).isEqualTo(TestDatabase.MARIADB.url());
     }
 }

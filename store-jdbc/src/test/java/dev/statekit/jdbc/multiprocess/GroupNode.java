@@ -5,7 +5,6 @@ import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
-import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;
 import java.io.IOException;
@@ -50,13 +49,14 @@ public final class GroupNode {
         String owner = a.get("owner");
         String prefix = a.get("prefix");
         String app = a.get("app");
-        Properties properties = Pg.properties(a.get("user"), a.get("password"));
-        properties.setProperty("ApplicationName", app);
-        Properties attemptProperties = Pg.withoutDiskWait(Pg.properties(a.get("user"), a.get("password")));
-        attemptProperties.setProperty("ApplicationName", app);
+        Server server = Server.valueOf(a.getOrDefault("server", Server.POSTGRESQL.name()));
+        Properties properties = server.properties(a.get("user"), a.get("password"));
+        server.name(properties, app);
+        Properties attemptProperties = server.withoutDiskWait(server.properties(a.get("user"), a.get("password")));
+        server.name(attemptProperties, app);
         try (TestPool pool = new TestPool(a.get("url"), properties, 12);
              TestPool attemptPool = new TestPool(a.get("url"), attemptProperties, 4)) {
-            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL).build();
+            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(server.dialect).build();
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
             int pieceWork = Integer.parseInt(a.get("pieceWork"));
             Worker<Batches.PieceState> pieces = ctx -> {
@@ -74,7 +74,7 @@ public final class GroupNode {
                     .heartbeat(Duration.ofMillis(Long.parseLong(a.get("heartbeat"))))
                     .pollInterval(Duration.ofMillis(Long.parseLong(a.get("poll"))))
                     .register(Batches.PIECE, Batches.PIECES, pieces, QueueOptions.defaults().concurrency(0))
-                    .register(Batches.SUMMARY, Batches.SUMMARIES, summaries(attemptPool, prefix, app, Integer.parseInt(a.get("summaryWork"))),
+                    .register(Batches.SUMMARY, Batches.SUMMARIES, summaries(server, attemptPool, prefix, app, Integer.parseInt(a.get("summaryWork"))),
                             QueueOptions.defaults().concurrency(0))
                     .resolves(Batches.BATCH)
                     .build();
@@ -95,10 +95,10 @@ public final class GroupNode {
         System.exit(0);
     }
 
-    private static Worker<Batches.SummaryState> summaries(TestPool pool, String prefix, String app, int work) {
-        String started = "insert into " + prefix + "attempts (task_id, fencing_token, node, batch_state)"
-                + " select ?, ?, ?, state from " + prefix + "tasks where id = ? on conflict do nothing";
-        String ended = "update " + prefix + "attempts set ended_at = clock_timestamp()"
+    private static Worker<Batches.SummaryState> summaries(Server server, TestPool pool, String prefix, String app, int work) {
+        String started = server.insertIgnoring(prefix + "attempts (task_id, fencing_token, node, batch_state)"
+                + " select ?, ?, ?, state from " + prefix + "tasks where id = ?");
+        String ended = "update " + prefix + "attempts set ended_at = " + server.clockNow()
                 + " where task_id = ? and fencing_token = ? and ended_at is null";
         return ctx -> {
             long id = ctx.task().id();

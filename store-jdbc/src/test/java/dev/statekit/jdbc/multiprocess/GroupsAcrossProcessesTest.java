@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.statekit.core.Command;
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
-import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;
 import dev.statekit.jdbc.multiprocess.Batches.BatchEvent;
@@ -20,7 +19,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +32,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Groups and dependencies across real processes: three JVMs run the statekit runtime on one
@@ -79,6 +78,7 @@ class GroupsAcrossProcessesTest {
     static final int PIECE_WORK = 20;          // CPU units per piece (some ten microseconds each)
     static final int SUMMARY_WORK = 3_000;     // CPU units per summary attempt
 
+    private Server server;
     private String prefix;
     private TestPool pool;
     private Launcher launcher;
@@ -87,16 +87,18 @@ class GroupsAcrossProcessesTest {
     private record Kill(int number, NodeProcess victim, String restartedAs, Instant gone, long heldPieces, long heldSummaries,
                         long retrying) {}
 
-    @Test
-    void twoHundredAndOneBatchesOnThreeProcessesKilledFourTimesSettleOnceAndRunTheirSummariesOnce() throws Exception {
-        Pg.require();
+    @ParameterizedTest
+    @EnumSource(Server.class)
+    void twoHundredAndOneBatchesOnThreeProcessesKilledFourTimesSettleOnceAndRunTheirSummariesOnce(Server on) throws Exception {
+        server = on;
+        server.require();
         prefix = Pg.uniquePrefix("gmp");
-        pool = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
-        launcher = new Launcher(GroupNode.class, prefix, pool);
+        pool = new TestPool(server.url(), server.withoutDiskWait(server.properties()), 10);
+        launcher = new Launcher(GroupNode.class, server, prefix, pool);
         NodeProcess[] nodes = new NodeProcess[NODES];
         ExecutorService creators = Executors.newFixedThreadPool(2);
         try {
-            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL)
+            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(server.dialect)
                     .createSchemaIfMissing(true).build();
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
             prepareTables();
@@ -190,7 +192,7 @@ class GroupsAcrossProcessesTest {
             creators.shutdownNow();
             Launcher.destroy(nodes);
             try {
-                Pg.drop(pool, prefix, "attempts");
+                server.drop(pool, prefix, "attempts");
             } finally {
                 pool.close();
             }
@@ -202,8 +204,8 @@ class GroupsAcrossProcessesTest {
     private void prepareTables() throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute("create table " + prefix + "attempts (task_id bigint not null, fencing_token bigint not null,"
-                    + " node text not null, batch_state text not null, started_at timestamptz not null default clock_timestamp(),"
-                    + " ended_at timestamptz, primary key (task_id, fencing_token))");
+                    + " node " + server.text() + " not null, batch_state " + server.text() + " not null, started_at " + server.clockColumn()
+                    + " not null default " + server.clockNow() + ", ended_at " + server.clockColumn() + ", primary key (task_id, fencing_token))");
         }
     }
 
@@ -349,11 +351,11 @@ class GroupsAcrossProcessesTest {
                      + " order by task_id, started_at")) {
             while (rs.next()) {
                 long id = rs.getLong(1);
-                Timestamp ended = rs.getTimestamp(5);
-                Instant end = ended != null ? ended.toInstant() : deaths.get(rs.getString(3));
+                Instant ended = server.clock(rs, 5);
+                Instant end = ended != null ? ended : deaths.get(rs.getString(3));
                 if (end == null) fail("attempt " + rs.getLong(2) + " of summary " + id + " by " + rs.getString(3) + " never ended");
                 attempts.computeIfAbsent(id, k -> new ArrayList<>())
-                        .add(new Object[] {rs.getLong(2), rs.getTimestamp(4).toInstant(), end, ended != null});
+                        .add(new Object[] {rs.getLong(2), server.clock(rs, 4), end, ended != null});
             }
         }
         assertThat(attempts.keySet()).as("summaries with attempts").isEqualTo(committed.keySet());

@@ -31,13 +31,20 @@ final class Launcher {
     record NodeProcess(String owner, String app, Process process, Path log) {}
 
     private final Class<?> main;
+    private final Server server;
     private final String prefix;
     private final DataSource pool;
     private final List<Path> logs = new ArrayList<>();
     private int incarnations;
 
     Launcher(Class<?> main, String prefix, DataSource pool) {
+        this(main, Server.POSTGRESQL, prefix, pool);
+    }
+
+    /** Launches nodes of {@code main} on {@code server}, which gets the server's name as its argument {@code server}. */
+    Launcher(Class<?> main, Server server, String prefix, DataSource pool) {
         this.main = main;
+        this.server = server;
         this.prefix = prefix;
         this.pool = pool;
     }
@@ -54,8 +61,8 @@ final class Launcher {
                 "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
                 "-cp", System.getProperty("java.class.path"), main.getName(),
-                "url=" + Pg.url(), "user=" + Pg.user(), "password=" + Pg.password(), "prefix=" + prefix, "owner=" + owner,
-                "app=" + app));
+                "server=" + server.name(), "url=" + server.url(), "user=" + server.user(), "password=" + server.password(),
+                "prefix=" + prefix, "owner=" + owner, "app=" + app));
         command.addAll(settings);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new NodeProcess(owner, app, p, log);
@@ -71,9 +78,9 @@ final class Launcher {
         if (!n.process().waitFor(10, TimeUnit.SECONDS)) fail("node " + n.owner() + " did not die");
         awaitDisconnected(n.app());
         try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("select clock_timestamp()")) {
+             ResultSet rs = s.executeQuery("select " + server.clockNow())) {
             rs.next();
-            return rs.getTimestamp(1).toInstant();
+            return server.clock(rs, 1);
         }
     }
 
@@ -82,7 +89,7 @@ final class Launcher {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             try (Connection c = pool.getConnection();
-                 PreparedStatement ps = c.prepareStatement("select count(*) from pg_stat_activity where application_name = ?")) {
+                 PreparedStatement ps = c.prepareStatement(server.sessionsOf())) {
                 ps.setString(1, app);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.statekit.core.TaskSpec;
 import dev.statekit.core.TransitionEngine;
-import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;
 import dev.statekit.store.TaskQuery;
@@ -17,7 +16,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -32,11 +30,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import dev.statekit.jdbc.multiprocess.Launcher.NodeProcess;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Promises 3, 4 and 5 across real processes: three JVMs run the statekit runtime on one PostgreSQL
- * database while one of them is killed with SIGKILL at random moments, four times, and restarted
+ * or MariaDB database while one of them is killed with SIGKILL at random moments, four times, and restarted
  * (twice under the owner name it had, twice under a new one). The first two kills hit the process
  * holding the limited queue's task, at random points of that queue's progress.
  *
@@ -74,6 +73,7 @@ class MultiProcessSafetyTest {
     static final int LIMITED_WORK = 2_500;     // CPU units per task of the limited queue
     static final int BULK_WORK = 20;           // CPU units per task of the unlimited queues
 
+    private Server server;
     private String prefix;
     private TestPool pool;
     private Launcher launcher;
@@ -81,15 +81,17 @@ class MultiProcessSafetyTest {
     /** One killed process: who it was, when it died, what it held, who replaced it. */
     private record Kill(int number, String owner, String restartedAs, Instant at, Map<Long, Long> held, int heldLimited) {}
 
-    @Test
-    void eightThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit() throws Exception {
-        Pg.require();
+    @ParameterizedTest
+    @EnumSource(Server.class)
+    void eightThousandTasksOnThreeProcessesKilledFourTimesAreEachDoneOnceWithinTheLimit(Server on) throws Exception {
+        server = on;
+        server.require();
         prefix = Pg.uniquePrefix("mp");
-        pool = new TestPool(Pg.url(), Pg.withoutDiskWait(Pg.properties()), 10);
-        launcher = new Launcher(Node.class, prefix, pool);
+        pool = new TestPool(server.url(), server.withoutDiskWait(server.properties()), 10);
+        launcher = new Launcher(Node.class, server, prefix, pool);
         NodeProcess[] nodes = new NodeProcess[NODES];
         try {
-            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL)
+            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(server.dialect)
                     .createSchemaIfMissing(true).build();
             prepareTables();
             long created = System.nanoTime();
@@ -162,10 +164,7 @@ class MultiProcessSafetyTest {
         } finally {
             Launcher.destroy(nodes);
             try {
-                Pg.drop(pool, prefix, "effects", "history_seen");
-                try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                    s.execute("drop function if exists " + prefix + "seen() cascade");
-                }
+                server.drop(pool, prefix, "effects", "history_seen");
             } finally {
                 pool.close();
             }
@@ -177,16 +176,9 @@ class MultiProcessSafetyTest {
     private void prepareTables() throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute("create table " + prefix + "effects (task_id bigint not null, fencing_token bigint not null,"
-                    + " node text not null, queue text not null, started_at timestamptz not null default clock_timestamp(),"
-                    + " ended_at timestamptz, primary key (task_id, fencing_token))");
-            s.execute("create table " + prefix + "history_seen (seq bigserial primary key, task_id bigint not null,"
-                    + " version bigint not null, event text not null, actor text, at timestamptz not null,"
-                    + " db_at timestamptz not null default clock_timestamp())");
-            s.execute("create function " + prefix + "seen() returns trigger language plpgsql as $$ begin"
-                    + " insert into " + prefix + "history_seen (task_id, version, event, actor, at)"
-                    + " values (new.task_id, new.version, new.event, new.actor, new.at); return null; end $$");
-            s.execute("create trigger " + prefix + "seen after insert on " + prefix + "history for each row execute procedure "
-                    + prefix + "seen()");
+                    + " node " + server.text() + " not null, queue " + server.text() + " not null, started_at " + server.clockColumn()
+                    + " not null default " + server.clockNow() + ", ended_at " + server.clockColumn() + ", primary key (task_id, fencing_token))");
+            server.recordHistoryInserts(s, prefix);
         }
     }
 
@@ -307,11 +299,11 @@ class MultiProcessSafetyTest {
             while (rs.next()) {
                 long id = rs.getLong(1);
                 if (committedToken.get(id) == null || committedToken.get(id) != rs.getLong(2)) continue;
-                Timestamp ended = rs.getTimestamp(4);
+                Instant ended = server.clock(rs, 4);
                 assertThat(ended).as("end of the committed attempt of task %d", id).isNotNull();
                 committed++;
                 if (Node.LIMITED.equals(queueOf.get(id))) {
-                    intervals.add(new Instant[] {rs.getTimestamp(3).toInstant(), ended.toInstant(), Instant.ofEpochSecond(id)});
+                    intervals.add(new Instant[] {server.clock(rs, 3), ended, Instant.ofEpochSecond(id)});
                 }
             }
         }
@@ -375,7 +367,7 @@ class MultiProcessSafetyTest {
                     ps.setLong(2, held.getValue());
                     try (ResultSet rs = ps.executeQuery()) {
                         if (!rs.next()) fail("task " + held.getKey() + " held by " + k.owner() + " at kill " + k.number() + " never started again");
-                        Duration delay = Duration.between(k.at(), rs.getTimestamp(1).toInstant());
+                        Duration delay = Duration.between(k.at(), server.storeTime(rs, 1));
                         assertThat(delay).as("delay until task %d, held by %s at kill %d, started again", held.getKey(), k.owner(),
                                 k.number()).isLessThanOrEqualTo(bound);
                         if (delay.compareTo(max) > 0) max = delay;
@@ -399,8 +391,8 @@ class MultiProcessSafetyTest {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
             rs.next();
             return String.format(Locale.ROOT, "from %.1f s to %.1f s of the run",
-                    Duration.between(origin, rs.getTimestamp(1).toInstant()).toMillis() / 1e3,
-                    Duration.between(origin, rs.getTimestamp(2).toInstant()).toMillis() / 1e3);
+                    Duration.between(origin, server.clock(rs, 1)).toMillis() / 1e3,
+                    Duration.between(origin, server.clock(rs, 2)).toMillis() / 1e3);
         }
     }
 

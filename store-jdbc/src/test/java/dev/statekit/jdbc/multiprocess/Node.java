@@ -6,7 +6,6 @@ import dev.statekit.core.runtime.TaskRuntime;
 import dev.statekit.core.TransitionEngine;
 import dev.statekit.core.spi.WorkResult;
 import dev.statekit.core.spi.Worker;
-import dev.statekit.jdbc.Dialect;
 import dev.statekit.jdbc.JdbcStore;
 import dev.statekit.jdbc.TestPool;
 import dev.statekit.test.fixtures.Jobs;
@@ -55,17 +54,17 @@ public final class Node {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         String owner = a.get("owner");
         String prefix = a.get("prefix");
-        Properties properties = Pg.properties(a.get("user"), a.get("password"));
-        properties.setProperty("ApplicationName", a.get("app"));
-        Properties effectProperties = Pg.withoutDiskWait(Pg.properties(a.get("user"), a.get("password")));
-        effectProperties.setProperty("ApplicationName", a.get("app"));
+        Server server = Server.valueOf(a.getOrDefault("server", Server.POSTGRESQL.name()));
+        Properties properties = server.properties(a.get("user"), a.get("password"));
+        server.name(properties, a.get("app"));
+        Properties effectProperties = server.withoutDiskWait(server.properties(a.get("user"), a.get("password")));
+        server.name(effectProperties, a.get("app"));
         try (TestPool pool = new TestPool(a.get("url"), properties, 12);
              TestPool effectPool = new TestPool(a.get("url"), effectProperties, 8)) {
-            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(Dialect.POSTGRESQL).build();
+            JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).dialect(server.dialect).build();
             TransitionEngine engine = TransitionEngine.builder().store(store).build();
-            String effects = "insert into " + prefix + "effects (task_id, fencing_token, node, queue) values (?, ?, ?, ?)"
-                    + " on conflict do nothing";
-            String ended = "update " + prefix + "effects set ended_at = clock_timestamp()"
+            String effects = server.insertIgnoring(prefix + "effects (task_id, fencing_token, node, queue) values (?, ?, ?, ?)");
+            String ended = "update " + prefix + "effects set ended_at = " + server.clockNow()
                     + " where task_id = ? and fencing_token = ? and ended_at is null";
             TaskRuntimeBuilder b = TaskRuntime.builder(engine).owner(owner)
                     .workers(Integer.parseInt(a.get("workers")))

@@ -9,16 +9,11 @@ import dev.statekit.examples.NovelProoferChunk;
 import dev.statekit.examples.Stores;
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.Json;
-import dev.statekit.examples.serve.Postgres;
 import dev.statekit.examples.serve.ServiceProcess;
+import dev.statekit.examples.serve.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,26 +22,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Two {@code examples serve novel-proofer} processes on one PostgreSQL database (and one data
- * folder): a job submitted to one is proofread by both, its merge asked of the other, and nothing is
- * done twice.
+ * Two {@code examples serve novel-proofer} processes on one database (PostgreSQL, then MariaDB) and
+ * one data folder: a job submitted to one is proofread by both, its merge asked of the other, and
+ * nothing is done twice.
  */
-class NovelProoferPostgresTest {
+class NovelProoferSharedDatabaseTest {
     static final Duration WITHIN = Duration.ofSeconds(90);
     static final int CHUNKS = 16;
 
     @TempDir
     Path data;
 
-    @Test
-    void twoProcessesShareTheChunksOfAJobAndItsMergeHappensOnce() throws Exception {
-        Postgres.require();
-        String prefix = Postgres.freshPrefix("np");
-        List<String> options = new ArrayList<>(Postgres.serveOptions(prefix));
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(TestDatabase.class)
+    void twoProcessesShareTheChunksOfAJobAndItsMergeHappensOnce(TestDatabase database) throws Exception {
+        database.require();
+        String prefix = database.freshPrefix("np");
+        List<String> options = new ArrayList<>(database.serveOptions(prefix));
         options.addAll(List.of("--work-millis", "300", "--workers", "2", "--llm-failure-rate", "0", "--chunk-chars", "60"));
         String[] args = options.toArray(String[]::new);
         List<String> paragraphs = new ArrayList<>();
@@ -82,7 +79,7 @@ class NovelProoferPostgresTest {
 
             // the history says the same: every chunk done once, by the lease owners of both processes
             Set<String> doneBy = new HashSet<>();
-            try (Stores.Opened store = Stores.persistent(Postgres.url(), Postgres.user(), Postgres.password(), prefix, 2)) {
+            try (Stores.Opened store = Stores.persistent(database.url(), database.user(), database.password(), prefix, 2)) {
                 TransitionEngine engine = TransitionEngine.builder().store(store.store()).build();
                 for (JsonNode chunk : chunks) {
                     List<HistoryStep<NovelProoferChunk.State, NovelProoferChunk.Event>> steps =
@@ -104,22 +101,7 @@ class NovelProoferPostgresTest {
             assertThat(Files.readString(data.resolve(file), StandardCharsets.UTF_8))
                     .startsWith("Paragraph 0: the crates were counted, twice.\n\nParagraph 1: ");
         } finally {
-            drop(prefix);
-        }
-    }
-
-    /** Drops the tables and sequences of the test's table prefix. */
-    static void drop(String prefix) throws SQLException {
-        try (Connection c = DriverManager.getConnection(Postgres.url(), Postgres.user(), Postgres.password());
-             Statement s = c.createStatement()) {
-            List<String> drops = new ArrayList<>();
-            try (ResultSet r = s.executeQuery("select tablename from pg_tables where tablename like '" + prefix + "%'")) {
-                while (r.next()) drops.add("drop table if exists " + r.getString(1) + " cascade");
-            }
-            try (ResultSet r = s.executeQuery("select sequencename from pg_sequences where sequencename like '" + prefix + "%'")) {
-                while (r.next()) drops.add("drop sequence if exists " + r.getString(1));
-            }
-            for (String drop : drops) s.execute(drop);
+            database.drop(prefix);
         }
     }
 }

@@ -12,8 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.serve.ApiClient;
-import dev.statekit.examples.serve.Postgres;
 import dev.statekit.examples.serve.ServiceProcess;
+import dev.statekit.examples.serve.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,17 +22,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Two {@code examples serve compression} processes on one PostgreSQL database and one folder:
+ * Two {@code examples serve compression} processes on one database (PostgreSQL, then MariaDB) and
+ * one folder:
  * the queue's concurrency limit of 1 is the store's, so across both processes one compression runs
  * at a time; tasks added to one are compressed by both, each once: the process that claims the
  * first file keeps the queue busy (a finished compression claims the next at once) until it is
  * stopped, and the other takes over the rest.
  */
-class CompressionPostgresTest {
+class CompressionSharedDatabaseTest {
     static final Duration WAIT = Duration.ofSeconds(90);
 
     @TempDir
@@ -42,10 +44,11 @@ class CompressionPostgresTest {
         return tasks(list).stream().filter(t -> t.path("state").asText().equals("RUNNING")).count();
     }
 
-    @Test
-    void twoProcessesShareTheQueueAndNeverCompressTwoFilesAtOnce() throws Exception {
-        Postgres.require();
-        List<String> options = new ArrayList<>(Postgres.serveOptions(Postgres.freshPrefix("cq")));
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(TestDatabase.class)
+    void twoProcessesShareTheQueueAndNeverCompressTwoFilesAtOnce(TestDatabase database) throws Exception {
+        database.require();
+        List<String> options = new ArrayList<>(database.serveOptions(database.freshPrefix("cq")));
         options.addAll(List.of("--throttle-bytes-per-second", "100000", "--lease-seconds", "10", "--journal", "journal.log"));
         Map<String, byte[]> inputs = new LinkedHashMap<>();
         for (int i = 1; i <= 6; i++) inputs.put("f" + i + ".txt", input(data, "f" + i + ".txt", 150_000, i));

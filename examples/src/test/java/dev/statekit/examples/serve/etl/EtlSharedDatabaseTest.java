@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.statekit.examples.serve.ApiClient;
-import dev.statekit.examples.serve.Postgres;
 import dev.statekit.examples.serve.ServiceProcess;
+import dev.statekit.examples.serve.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,22 +17,24 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Two ETL service processes on one PostgreSQL database and one data folder (the artifacts' store):
- * tasks submitted to either are served by both, each process runs some of the jobs, and no job
- * runs twice.
+ * Two ETL service processes on one database (PostgreSQL, then MariaDB) and one data folder (the
+ * artifacts' store): tasks submitted to either are served by both, each process runs some of the
+ * jobs, and no job runs twice.
  */
-class EtlPostgresTest {
+class EtlSharedDatabaseTest {
     @TempDir
     Path data;
 
-    @Test
-    void twoProcessesShareTheTasksAndTheWorkAndNothingRunsTwice() throws Exception {
-        Postgres.require();
-        List<String> options = new ArrayList<>(Postgres.serveOptions(Postgres.freshPrefix("etl")));
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(TestDatabase.class)
+    void twoProcessesShareTheTasksAndTheWorkAndNothingRunsTwice(TestDatabase database) throws Exception {
+        database.require();
+        List<String> options = new ArrayList<>(database.serveOptions(database.freshPrefix("etl")));
         options.addAll(List.of("--work-millis", "300", "--admins", "root"));
         String[] args = options.toArray(String[]::new);
         try (ServiceProcess one = ServiceProcess.start("etl", data, args);

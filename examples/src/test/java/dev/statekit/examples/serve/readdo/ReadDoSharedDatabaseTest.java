@@ -4,16 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.statekit.examples.serve.ApiClient;
 import dev.statekit.examples.serve.ApiClient.Response;
-import dev.statekit.examples.serve.Postgres;
 import dev.statekit.examples.serve.ServiceProcess;
+import dev.statekit.examples.serve.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -23,15 +18,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Two {@code examples serve read-do} processes on one PostgreSQL database (each with its own
- * data folder): the same {@code capture_id} sent to both at once gives one item, the items
- * captured through either are processed by both, and each item runs its pipeline once.
+ * Two {@code examples serve read-do} processes on one database (PostgreSQL, then MariaDB), each
+ * with its own data folder: the same {@code capture_id} sent to both at once gives one item, the
+ * items captured through either are processed by both, and each item runs its pipeline once.
  */
-class ReadDoPostgresTest {
+class ReadDoSharedDatabaseTest {
     static final Duration WAIT = Duration.ofSeconds(60);
     static final Pattern CALL = Pattern.compile("item=(\\d+) run=(\\S+) step=(\\S+) by=(\\S+)");
 
@@ -55,11 +51,12 @@ class ReadDoPostgresTest {
         return calls;
     }
 
-    @Test
-    void twoProcessesShareTheItemsAndEachItemRunsOnce() throws Exception {
-        Postgres.require();
-        String prefix = Postgres.freshPrefix("readdo");
-        List<String> options = new ArrayList<>(Postgres.serveOptions(prefix));
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(TestDatabase.class)
+    void twoProcessesShareTheItemsAndEachItemRunsOnce(TestDatabase database) throws Exception {
+        database.require();
+        String prefix = database.freshPrefix("readdo");
+        List<String> options = new ArrayList<>(database.serveOptions(prefix));
         options.addAll(List.of("--work-millis", "200", "--workers", "1", "--lease-seconds", "10"));
         String[] args = options.toArray(String[]::new);
         try (ServiceProcess a = ServiceProcess.start("read-do", dirA, args);
@@ -112,7 +109,7 @@ class ReadDoPostgresTest {
             assertThat(calls(dirA)).isNotEmpty();
             assertThat(calls(dirB)).isNotEmpty();
         } finally {
-            drop(prefix);
+            database.drop(prefix);
         }
     }
 
@@ -122,21 +119,6 @@ class ReadDoPostgresTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Drops the test's tables and sequences. */
-    static void drop(String prefix) throws SQLException {
-        try (Connection c = DriverManager.getConnection(Postgres.url(), Postgres.user(), Postgres.password());
-             Statement s = c.createStatement()) {
-            List<String> drops = new ArrayList<>();
-            try (ResultSet r = s.executeQuery("select table_name from information_schema.tables where table_name like '" + prefix + "%'")) {
-                while (r.next()) drops.add("drop table if exists " + r.getString(1) + " cascade");
-            }
-            try (ResultSet r = s.executeQuery("select sequence_name from information_schema.sequences where sequence_name like '" + prefix + "%'")) {
-                while (r.next()) drops.add("drop sequence if exists " + r.getString(1));
-            }
-            for (String drop : drops) s.execute(drop);
         }
     }
 }
