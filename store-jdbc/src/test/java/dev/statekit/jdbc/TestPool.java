@@ -53,6 +53,11 @@ public final class TestPool extends PlainDataSource implements AutoCloseable {
         return url.startsWith("jdbc:postgresql:");
     }
 
+    /** Returns whether the pool connects to MariaDB, through MariaDB's driver or MySQL's. */
+    public boolean mariaDb() {
+        return url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:");
+    }
+
     /** Returns how many connections were discarded as broken. */
     public synchronized long discarded() {
         return discarded;

@@ -55,6 +55,16 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
      *              claims hold ({@link Sql#runnable}); without, the caller keeps other claims out
      */
     public ClaimCandidates(Connection c, ClaimRequest request, JdbcContext context, int batch, boolean lock) {
+        this(c, request, context, batch, lock, null);
+    }
+
+    /**
+     * Creates the candidates of {@code request} on {@code c} as above, reading from {@code start}
+     * on (that task included) instead of from the queue's first entry: no task before it is runnable
+     * ({@link ClaimHints}), so what is read is still a prefix of the claim order.
+     */
+    public ClaimCandidates(Connection c, ClaimRequest request, JdbcContext context, int batch, boolean lock,
+                           ClaimHints.@Nullable Key start) {
         this.c = c;
         this.request = request;
         this.sql = context.sql();
@@ -62,6 +72,20 @@ public final class ClaimCandidates implements ClaimPicker.Candidates<TaskRecord,
         this.batch = batch;
         this.lock = lock;
         states.addAll(states(request));
+        if (start != null) last = new Position(start.priority(), start.sequence(), start.id() - 1);
+    }
+
+    /**
+     * Returns where the queue's next claim may start reading: the first task read and not taken
+     * into the claim (held back by a rate limit, or of a higher priority than a task anti-starvation
+     * took), else the last task read, which was taken; null when nothing was read.
+     */
+    public ClaimHints.@Nullable Key resume() {
+        Set<Long> picked = new HashSet<>();
+        for (TaskRecord t : picks) picked.add(t.id());
+        for (TaskRecord t : main) if (!picked.contains(t.id())) return ClaimHints.Key.of(t);
+        Position p = last;
+        return p == null ? null : new ClaimHints.Key(p.priority(), p.sequence(), p.id());
     }
 
     /** Returns the from-states of {@code request}'s rules, each once, in the order the SQL binds them. */

@@ -13,14 +13,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the at-once claims of a queue may start reading, per (machine, queue): the key of the
- * last task claimed, before which no task of the queue is known to be runnable.
+ * Where the claims of a queue may start reading, per (machine, queue): the key of the last task
+ * claimed (of the first one a claim read and left), before which no task of the queue is known to
+ * be runnable.
  *
  * <p>PostgreSQL keeps the index entries of every task version a claim left behind until vacuum
  * removes them, and vacuum removes none that an open transaction might still see. While a
  * transaction holds the xmin horizon (or a long REPEATABLE READ snapshot is open), a claim that
  * reads its queue from the first entry passes the entries of every task claimed since then, and
  * claims slow down as they pile up. A claim that starts at the last key claimed passes none of them.
+ * InnoDB keeps the secondary index entries of changed rows, marked deleted, until its purge removes
+ * them: a claim from the first entry while purge lags behind a busy queue passes them the same way.
  *
  * <p>The start is a hint kept by one store; a claim is still made only on tasks that are runnable
  * and unleased when it locks them. What it must not do is leave a runnable task behind the start
@@ -58,7 +61,8 @@ public final class ClaimHints {
 
     /** A task's place in claim order: priority descending, then sequence and id ascending. */
     public record Key(int priority, long sequence, long id) implements Comparable<Key> {
-        static Key of(TaskRecord task) {
+        /** Returns the key of {@code task}. */
+        public static Key of(TaskRecord task) {
             return new Key(task.priority(), task.sequence(), task.id());
         }
 

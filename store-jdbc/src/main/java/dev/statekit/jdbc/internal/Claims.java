@@ -111,11 +111,7 @@ public final class Claims {
             claimed = atOnce(doing, request);
             if (claimed == null) mixed.put(request.queue(), SIDE_BY_SIDE_AFTER_MIXED);
         }
-        if (claimed == null) {
-            if (!atOnce && !context.jdbc().read(doing, null, c -> anyRunnable(c, request))) return List.of();
-            if (context.ops().claimsSideBySide()) claimed = context.jdbc().transaction(doing, null, c -> sideBySide(c, request));
-            if (claimed == null) claimed = context.jdbc().transaction(doing, null, c -> exclusive(c, request));
-        }
+        if (claimed == null) claimed = locked(doing, request, atOnce);
         if (!claimed.isEmpty() && Jdbc.LOG.isDebugEnabled()) {
             List<Long> ids = new ArrayList<>();
             for (Claimed t : claimed) ids.add(t.task().id());
@@ -155,8 +151,50 @@ public final class Claims {
                     if (last == null || key.compareTo(last) > 0) last = key;
                 }
                 hints.end(pass, last, start == null ? System.nanoTime() - began : -1, due[0], began);
-                ended = true;
+            } else {
+                hints.end(pass, null, -1, null, began);        // rolled back: the start stays where it was
             }
+            ended = true;
+            return claimed;
+        } finally {
+            if (!ended) hints.abandon(pass);
+        }
+    }
+
+    /**
+     * Claims side by side or the exclusive way, reading from the queue's {@link ClaimHints start}
+     * when it has one, as {@link #atOnce} does: the start then moves to the first task the claim
+     * read and did not take (one a rate limit holds back, one of a higher priority than a task
+     * anti-starvation took), or past the last one it read when it took them all.
+     *
+     * @param read whether an at-once claim just read the queue (then whether a task is runnable is known)
+     */
+    private List<Claimed> locked(String doing, ClaimRequest request, boolean read) {
+        List<String> states = ClaimCandidates.states(request);
+        long began = System.nanoTime();
+        ClaimHints.Pass pass = hints.begin(request.machine(), request.queue(), states, request.now(), began);
+        if (pass.probe()) probe(request, states, pass);
+        boolean ended = false;
+        try {
+            ClaimHints.Key start = pass.start();
+            if (!read && !context.jdbc().read(doing, null, c -> anyRunnable(c, request, start))) {
+                hints.end(pass, null, -1, null, began);
+                ended = true;
+                return List.of();
+            }
+            Instant[] due = new Instant[1];
+            ClaimHints.Key[] resume = new ClaimHints.Key[1];
+            List<Claimed> claimed = null;
+            if (context.ops().claimsSideBySide()) {
+                claimed = context.jdbc().transaction(doing, null, c -> sideBySide(c, request, start, resume));
+            }
+            if (claimed == null) claimed = context.jdbc().transaction(doing, null, c -> {
+                List<Claimed> got = exclusive(c, request, start, resume);
+                if (start == null) due[0] = TaskReads.nextDue(c, context.sql(), request.machine(), states, request.now());
+                return got;
+            });
+            hints.end(pass, resume[0], start == null ? System.nanoTime() - began : -1, due[0], began);
+            ended = true;
             return claimed;
         } finally {
             if (!ended) hints.abandon(pass);
@@ -281,47 +319,66 @@ public final class Claims {
         return i;
     }
 
-    private boolean anyRunnable(Connection c, ClaimRequest request) throws SQLException {
+    private boolean anyRunnable(Connection c, ClaimRequest request, ClaimHints.@Nullable Key start) throws SQLException {
         List<String> states = ClaimCandidates.states(request);
-        return Jdbc.queryOne(c, context.sql().anyRunnable(states.size()), ps -> bindRunnable(ps, 1, request, states),
-                rs -> Boolean.TRUE) != null;
+        if (start == null) {
+            return Jdbc.queryOne(c, context.sql().anyRunnable(states.size()), ps -> bindRunnable(ps, 1, request, states),
+                    rs -> Boolean.TRUE) != null;
+        }
+        return Jdbc.queryOne(c, context.sql().anyRunnableFrom(states.size()), ps -> {
+            int i = bindRunnable(ps, 1, request, states);
+            ps.setInt(i++, start.priority());
+            ps.setInt(i++, start.priority());
+            ps.setLong(i++, start.sequence());
+            ps.setLong(i++, start.sequence());
+            ps.setLong(i, start.id());
+        }, rs -> Boolean.TRUE) != null;
     }
 
     /** Claims beside other claims of the queue; returns null when the claim must be made the exclusive way. */
-    private @Nullable List<Claimed> sideBySide(Connection c, ClaimRequest request) throws SQLException {
+    private @Nullable List<Claimed> sideBySide(Connection c, ClaimRequest request, ClaimHints.@Nullable Key start,
+                                               ClaimHints.@Nullable Key[] resume) throws SQLException {
+        resume[0] = null;
         QueueRecord q = queues.share(c, request.queue());
         if (q == null || q.concurrency() > 0 || q.rateLimited()) return null;
         if (q.paused()) return List.of();
-        ClaimCandidates candidates = new ClaimCandidates(c, request, context, request.max(), true);
+        ClaimCandidates candidates = new ClaimCandidates(c, request, context, request.max(), true, start);
         int skipped = ClaimPicker.pick(candidates, request.max(), q.skippedLower(), request.starvationLimit());
         if (skipped != q.skippedLower()) {
             c.rollback();
             return null;
         }
-        return write(c, request, candidates.picks());
+        List<Claimed> claimed = write(c, request, candidates.picks());
+        resume[0] = candidates.resume();
+        return claimed;
     }
 
-    private List<Claimed> exclusive(Connection c, ClaimRequest asked) throws SQLException {
+    private List<Claimed> exclusive(Connection c, ClaimRequest asked, ClaimHints.@Nullable Key start,
+                                    ClaimHints.@Nullable Key[] resume) throws SQLException {
+        resume[0] = null;
         QueueRecord q = queues.lock(c, asked.queue());
         if (q.paused()) return List.of();
         int room = asked.max();
         if (q.concurrency() > 0) room = Math.min(room, q.concurrency() - queues.leased(c, asked.queue()));
         if (room <= 0) return List.of();
         if (!q.rateLimited()) {
-            ClaimCandidates candidates = new ClaimCandidates(c, asked, context, room, false);
+            ClaimCandidates candidates = new ClaimCandidates(c, asked, context, room, false, start);
             int skipped = ClaimPicker.pick(candidates, room, q.skippedLower(), asked.starvationLimit());
             if (skipped != q.skippedLower()) queues.setSkipped(c, asked.queue(), skipped);
-            return write(c, asked, candidates.picks());
+            List<Claimed> claimed = write(c, asked, candidates.picks());
+            resume[0] = candidates.resume();
+            return claimed;
         }
         RateLimit limit = q.rateLimit();
         Instant latest = limit == null ? null : queues.rates().latestStart(c, asked.queue());
         ClaimRequest request = limit == null ? asked : asked.withNow(limit.claimTime(asked.now(), latest));
-        ClaimCandidates candidates = new ClaimCandidates(c, request, context, room, false);
+        ClaimCandidates candidates = new ClaimCandidates(c, request, context, room, false, start);
         RateGate<TaskRecord, SQLException> gate = queues.rates().gate(c, q, request.now(), latest, candidates);
         int skipped = ClaimPicker.pick(gate, room, q.skippedLower(), request.starvationLimit());
         if (skipped != q.skippedLower()) queues.setSkipped(c, request.queue(), skipped);
         List<Claimed> claimed = write(c, request, candidates.picks());
         if (limit != null) queues.rates().started(c, request.queue(), limit, claimed);
+        resume[0] = candidates.resume();
         return claimed;
     }
 

@@ -48,6 +48,8 @@ public final class Sql {
      */
     private final String tasksByLease;
     private final String tasksByDue;
+    /** The tasks table read through its claim index, where the dialect must name it ({@link SqlFlavor#claimIndex}). */
+    private final String tasksByClaim;
     /** The texts of {@link #claimAtOnce}, by number of states, limit and start: built once, not at every claim. */
     private final java.util.Map<Long, String> atOnce = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -192,6 +194,7 @@ public final class Sql {
         fencing = prefix + "fencing_seq";
         tasksByLease = flavor.indexHint(tasks, prefix + "tasks_lease_idx");
         tasksByDue = flavor.indexHint(tasks, prefix + "tasks_due_idx");
+        tasksByClaim = flavor.claimIndex(tasks, prefix + "tasks_claim_idx");
         fifo = flavor.nextValue(prefix + "fifo_seq");
         String insert = "insert into " + tasks + " (machine, machine_version, state, queue, priority, sequence, parent_id,"
                 + " attempts, retries, not_before, attributes, payload, idempotency_key, created_at, updated_at, version,"
@@ -454,7 +457,7 @@ public final class Sql {
      *              (PostgreSQL only: H2 locks every row a limited query's condition matches)
      */
     public String runnable(int states, boolean after, boolean below, int limit, boolean lock) {
-        StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasks)
+        StringBuilder b = new StringBuilder("select ").append(Rows.TASK_COLUMNS).append(" from ").append(tasksByClaim)
                 .append(" where ").append(runnableWhere(states));
         if (after) b.append(" and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id > ?))))");
         if (below) b.append(flavor.belowPriority());
@@ -580,8 +583,18 @@ public final class Sql {
      * claim order; for several, any.
      */
     public String runnableBefore(int states) {
-        return "select priority, sequence, id from " + tasks + " where " + runnableWhere(states)
+        return "select priority, sequence, id from " + tasksByClaim + " where " + runnableWhere(states)
                 + " and (priority > ? or (priority = ? and (sequence, id) < (?, ?)))" + firstInClaimOrder(states);
+    }
+
+    /**
+     * Selects whether (machine, queue, states) has a runnable task that no held group keeps back
+     * from a key on in claim order (that task included): parameters machine, queue, the states, now,
+     * then the key's priority twice, sequence twice and id.
+     */
+    public String anyRunnableFrom(int states) {
+        return "select 1 from " + tasksByClaim + " where " + runnableWhere(states)
+                + " and (priority < ? or (priority = ? and (sequence > ? or (sequence = ? and id >= ?))))" + firstInClaimOrder(states);
     }
 
     /**
@@ -589,7 +602,7 @@ public final class Sql {
      * parameters machine, queue, the states, now.
      */
     public String anyRunnable(int states) {
-        return "select 1 from " + tasks + " where " + runnableWhere(states) + firstInClaimOrder(states);
+        return "select 1 from " + tasksByClaim + " where " + runnableWhere(states) + firstInClaimOrder(states);
     }
 
     private String firstInClaimOrder(int states) {

@@ -197,6 +197,11 @@ public enum SqlFlavor {
             return " on duplicate key update " + key + " = " + key;
         }
 
+        @Override
+        public String claimIndex(String table, String index) {
+            return table + " force index (" + index + ")";
+        }
+
         /** No: MariaDB's driver sends a batch through the server's bulk protocol, which takes no {@code INSERT ... SELECT}. */
         @Override
         public boolean batchesInsertSelect() {
@@ -233,6 +238,16 @@ public enum SqlFlavor {
      */
     public String indexHint(String table, String index) {
         return table + " use index (" + index + ")";
+    }
+
+    /**
+     * {@code table} read through its claim index {@code index} in a read of runnable tasks. Only
+     * MariaDB names it: with statistics from a table that was empty (a new queue filled since),
+     * it took another index that leads with the machine and state, read every runnable task of the
+     * queue and sorted them, at every claim.
+     */
+    public String claimIndex(String table, String index) {
+        return table;
     }
 
     /** The next value of {@code sequence}, as an expression. */

@@ -178,7 +178,8 @@ public final class Bench {
     static void drop(TestPool pool, String prefix) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups",
-                    "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes"}) {
+                    "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes",
+                    "wakes"}) {
                 s.execute("drop table if exists " + prefix + table);
             }
             for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {

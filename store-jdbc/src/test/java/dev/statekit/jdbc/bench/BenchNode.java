@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * exit                       ends the process
  * </pre>
  *
- * Arguments: JDBC URL, user, password.
+ * Arguments: JDBC URL, user, password, and the dialect (PostgreSQL when left out).
  */
 public final class BenchNode {
     private BenchNode() {}
@@ -46,6 +46,7 @@ public final class BenchNode {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true, StandardCharsets.UTF_8);
         TestPool pool = BenchPool.open(args[0], args[1], args[2]);
+        Dialect dialect = args.length > 3 ? Dialect.valueOf(args[3]) : Dialect.POSTGRESQL;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-reporter");
@@ -60,7 +61,7 @@ public final class BenchNode {
             String[] w = line.trim().split(" ");
             switch (w[0]) {
                 case "run" -> {
-                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    JdbcStore store = Bench.store(pool, dialect, w[1], false);
                     Bench.Runner rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
                             Integer.parseInt(w[2]), Integer.parseInt(w[3]), Duration.ofSeconds(1), ctx -> WorkResult.success());
                     rt.runtime().start();
@@ -69,7 +70,7 @@ public final class BenchNode {
                     out.println("ready");
                 }
                 case "latency" -> {
-                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    JdbcStore store = Bench.store(pool, dialect, w[1], false);
                     // a listener of its own, on a connection of its own, as the runtime's: when a notification arrives here
                     java.util.concurrent.atomic.AtomicLong notified = new java.util.concurrent.atomic.AtomicLong();
                     watch = store.watch(() -> notified.set(Bench.micros(Instant.now())));
@@ -85,7 +86,7 @@ public final class BenchNode {
                     out.println("ready");
                 }
                 case "groups" -> {
-                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    JdbcStore store = Bench.store(pool, dialect, w[1], false);
                     TransitionEngine engine = Bench.engine(store);
                     engine.subscribe(announcer(out::println));
                     Bench.Runner rt = Bench.groupRuntime(engine, "node-" + ProcessHandle.current().pid(), Integer.parseInt(w[2]), 1,
@@ -96,7 +97,7 @@ public final class BenchNode {
                     out.println("ready");
                 }
                 case "ratelimit" -> {
-                    JdbcStore store = Bench.store(pool, Dialect.POSTGRESQL, w[1], false);
+                    JdbcStore store = Bench.store(pool, dialect, w[1], false);
                     Bench.Runner rt = Bench.runtime(Bench.engine(store), "node-" + ProcessHandle.current().pid(),
                             Integer.parseInt(w[2]), 1, Duration.ofMillis(100), ctx -> WorkResult.success(),
                             QueueOptions.defaults().rateLimit(Integer.parseInt(w[3]), Duration.ofMillis(Long.parseLong(w[4]))));

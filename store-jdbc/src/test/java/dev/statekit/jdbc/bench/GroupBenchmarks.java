@@ -261,7 +261,7 @@ final class GroupBenchmarks {
             TransitionEngine creator = Bench.engine(store);
             BlockingQueue<String> events;
             String where;
-            if (db.postgres()) {
+            if (db.server()) {
                 remote = bench.node(db);
                 remote.start("groups " + prefix + " 2 " + (across ? "no" : "yes") + " 1000");
                 events = remote.events;

@@ -69,7 +69,8 @@ import java.util.concurrent.locks.LockSupport;
  * --per-parent 10 --group-workers 2 --group-batch 512 --group-samples 200 --resolver-poll 1000
  * --retention-tasks 1000000 --retention-claims 20000 --retention-rounds 3 --claim-batch 100 --retention-batch 500
  * --retention-interval 1000 --schedules 10000 --unique-tasks 20000 --unique-threads 1,4 --rate-tasks 1000 --rate-starts 100
- * --rate-period-ms 1000 --rate-workers 4 --pg-url URL --pg-user U --pg-password P} ({@code --only retention},
+ * --rate-period-ms 1000 --rate-workers 4 --pg-url URL --pg-user U --pg-password P --mariadb-url URL --mariadb-user U
+ * --mariadb-password P} ({@code --db} takes {@code pg}, {@code mariadb} and {@code h2}; {@code --only retention},
  * {@code --only schedules}, {@code --only unique} and {@code --only ratelimit} run those modes).
  */
 public final class JdbcBenchmark {
@@ -126,6 +127,9 @@ public final class JdbcBenchmark {
         options.put("pg-url", setting("statekit.pg.url", "STATEKIT_PG_URL", "jdbc:postgresql://127.0.0.1:5432/statekit"));
         options.put("pg-user", setting("statekit.pg.user", "STATEKIT_PG_USER", "statekit"));
         options.put("pg-password", setting("statekit.pg.password", "STATEKIT_PG_PASSWORD", "statekit"));
+        options.put("mariadb-url", setting("statekit.mariadb.url", "STATEKIT_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/statekit"));
+        options.put("mariadb-user", setting("statekit.mariadb.user", "STATEKIT_MARIADB_USER", "statekit"));
+        options.put("mariadb-password", setting("statekit.mariadb.password", "STATEKIT_MARIADB_PASSWORD", "statekit"));
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!args[i].startsWith("--") || !options.containsKey(args[i].substring(2))) {
                 throw new IllegalArgumentException("unknown option " + args[i] + "; options: " + options.keySet());
@@ -198,9 +202,14 @@ public final class JdbcBenchmark {
             return dialect == Dialect.POSTGRESQL;
         }
 
-        /** PostgreSQL: the same database (each run has its own prefix); H2: a new file. */
+        /** Whether the database is a server that a second JVM reaches (PostgreSQL, MariaDB), not an embedded one. */
+        boolean server() {
+            return dialect != Dialect.H2;
+        }
+
+        /** A server: the same database (each run has its own prefix); H2: a new file. */
         Db fresh() {
-            if (postgres()) return this;
+            if (server()) return this;
             return new Db(name, dialect, h2Url(), user, password, settings);
         }
 
@@ -231,7 +240,8 @@ public final class JdbcBenchmark {
             return new Db("H2", Dialect.H2, h2Url(), "sa", "", "H2 " + version + ", embedded, a new file per run under "
                     + h2Dir() + "; a commit does not force the file to disk");
         }
-        if (!name.equals("pg")) throw new IllegalArgumentException("unknown database " + name + " (pg or h2)");
+        if (name.equals("mariadb")) return mariaDb();
+        if (!name.equals("pg")) throw new IllegalArgumentException("unknown database " + name + " (pg, mariadb or h2)");
         String url = options.get("pg-url");
         StringBuilder settings = new StringBuilder("PostgreSQL at ").append(url);
         TestPool pool = BenchPool.open(url, options.get("pg-user"), options.get("pg-password"));
@@ -252,19 +262,37 @@ public final class JdbcBenchmark {
         return new Db("PostgreSQL", Dialect.POSTGRESQL, url, options.get("pg-user"), options.get("pg-password"), settings.toString());
     }
 
+    private Db mariaDb() throws SQLException {
+        String url = options.get("mariadb-url");
+        StringBuilder settings = new StringBuilder("MariaDB at ").append(url);
+        TestPool pool = BenchPool.open(url, options.get("mariadb-user"), options.get("mariadb-password"));
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("select version(), @@innodb_flush_log_at_trx_commit, @@sync_binlog, @@log_bin,"
+                     + " @@innodb_buffer_pool_size, @@max_connections, @@tx_isolation")) {
+            rs.next();
+            settings.append(", server ").append(rs.getString(1)).append(", innodb_flush_log_at_trx_commit=").append(rs.getString(2))
+                    .append(", sync_binlog=").append(rs.getString(3)).append(", log_bin=").append(rs.getString(4))
+                    .append(", innodb_buffer_pool_size=").append(rs.getLong(5) >> 20).append("MB, max_connections=").append(rs.getString(6))
+                    .append(", server's isolation ").append(rs.getString(7)).append(" (the store reads committed)");
+        } finally {
+            pool.close();
+        }
+        return new Db("MariaDB", Dialect.MARIADB, url, options.get("mariadb-user"), options.get("mariadb-password"), settings.toString());
+    }
+
     static String prefix() {
         return "bench" + RUN + "_" + COUNTER.incrementAndGet() + "_";
     }
 
     static void cleanUp(Db db, TestPool pool, String prefix) {
         try {
-            if (db.postgres()) Bench.drop(pool, prefix);
+            if (db.server()) Bench.drop(pool, prefix);
         } catch (SQLException e) {
             System.out.println("  (could not drop the tables of " + prefix + ": " + e.getMessage() + ")");
         } finally {
             pool.close();
         }
-        if (!db.postgres()) {
+        if (!db.server()) {
             String file = db.url().substring("jdbc:h2:file:".length());
             for (String suffix : new String[] {".mv.db", ".trace.db"}) {
                 try {
@@ -293,7 +321,7 @@ public final class JdbcBenchmark {
         int sweepTasks = number("sweep-tasks");
         int tasks = number("tasks");
         String who = processes == 1 ? "1 process"
-                : db.postgres() ? "2 processes (a second JVM)" : "2 runtimes in one JVM, each with its own pool (H2 is embedded)";
+                : db.server() ? "2 processes (a second JVM)" : "2 runtimes in one JVM, each with its own pool (H2 is embedded)";
         System.out.printf(Locale.ROOT, "(a) end to end, %s: sweep over %,d tasks per setting (workers per process x batch size)%n",
                 who, sweepTasks);
         // The first runs of a JVM pay for its compiler: an unmeasured run at the largest setting warms
@@ -351,13 +379,13 @@ public final class JdbcBenchmark {
             for (int done = 0; done < n; done += 1000) store.createAll(newTasks(Math.min(1000, n - done), now));
             // Fresh statistics, as autovacuum would have them within a minute: planned on the empty table's,
             // the claim query sorts every queued task instead of reading the claim index.
-            if (db.postgres()) Bench.execute(pool, "analyze " + prefix + "tasks");
+            if (db.server()) Bench.execute(pool, (db.postgres() ? "analyze " : "analyze table ") + prefix + "tasks");
             Bench.Runner first = Bench.runtime(Bench.engine(store), "bench-1", workers, batch, Duration.ofSeconds(1),
                     ctx -> WorkResult.success());
             Bench.Runner second = null;
             Node remote = null;
             if (processes >= 2) {
-                if (db.postgres()) {
+                if (db.server()) {
                     remote = node(db);
                     remote.start("run " + prefix + " " + workers + " " + batch);
                 } else {
@@ -421,6 +449,10 @@ public final class JdbcBenchmark {
                     }
                 }
                 if (postmaster > 0) database += procCpu(postmaster, false) + procCpu(postmaster, true);
+            } else if (pool.mariaDb()) {
+                // One process with a thread per connection: the server's process on this machine.
+                database = ProcessHandle.allProcesses().filter(p -> p.info().command().map(c -> c.endsWith("/mariadbd")).orElse(false))
+                        .mapToLong(p -> procCpu(p.pid(), false)).sum();
             }
             return new Cpu(self, second, database);
         }
@@ -569,8 +601,9 @@ public final class JdbcBenchmark {
             long[] notifyMicros = new long[samples];     // from the create's commit to the second process hearing of it
             long[] claimMicros = new long[samples];      // from there to the worker's start
             String where;
-            if (db.postgres()) {
-                where = "created by this process, started by a runtime in a second JVM (2 workers, woken by LISTEN/NOTIFY, poll every 30 s)";
+            if (db.server()) {
+                where = "created by this process, started by a runtime in a second JVM (2 workers, woken by "
+                        + (db.postgres() ? "LISTEN/NOTIFY" : "the wake-ups table, read every 50 ms") + ", poll every 30 s)";
                 Node remote = node(db);
                 remote.start("latency " + prefix + " 2");
                 int warmUp = Math.min(200, samples);
@@ -626,13 +659,13 @@ public final class JdbcBenchmark {
             System.out.printf(Locale.ROOT, "(c) enqueue -> worker start, %,d single tasks on an idle queue, %s: p50 %.2f ms, p99 %.2f ms,"
                     + " max %.2f ms (the create's own commit: p50 %.2f ms); load average %s%n", samples, where, p50, p99,
                     micros[samples - 1] / 1e3, createMicros[samples / 2] / 1e3, load());
-            if (db.postgres()) {
+            if (db.server()) {
                 System.out.printf(Locale.ROOT, "    of which: the create's commit p50 %.2f ms; from its return to a listener in the second process"
                         + " hearing of it p50 %.2f ms; from there to the worker's start p50 %.2f ms%n", createMicros[samples / 2] / 1e3,
                         notifyMicros[samples / 2] / 1e3, claimMicros[samples / 2] / 1e3);
             }
             summary.add(String.format(Locale.ROOT, "%s: enqueue -> start %s p50 %.2f ms, p99 %.2f ms — goal p99 < %.0f ms: %s",
-                    db.name(), db.postgres() ? "across processes" : "in one process", p50, p99, GOAL_P99_MS, p99 < GOAL_P99_MS ? "met" : "short"));
+                    db.name(), db.server() ? "across processes" : "in one process", p50, p99, GOAL_P99_MS, p99 < GOAL_P99_MS ? "met" : "short"));
         } finally {
             cleanUp(db, pool, prefix);
         }
@@ -658,7 +691,8 @@ public final class JdbcBenchmark {
         Node(Db db) throws IOException {
             String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
             List<String> command = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx1g", "-XX:+UseParallelGC",
-                    "-cp", System.getProperty("java.class.path"), BenchNode.class.getName(), db.url(), db.user(), db.password()));
+                    "-cp", System.getProperty("java.class.path"), BenchNode.class.getName(), db.url(), db.user(), db.password(),
+                    db.dialect().name()));
             process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
             Thread reader = new Thread(this::read, "bench-node-reader");

@@ -60,7 +60,7 @@ final class RateLimitBenchmark {
             Bench.Runner second = null;
             Node remote = null;
             String who;
-            if (db.postgres()) {
+            if (db.server()) {
                 remote = bench.node(db);
                 remote.start("ratelimit " + prefix + " " + workers + " " + starts + " " + period.toMillis());
                 who = "2 processes";
