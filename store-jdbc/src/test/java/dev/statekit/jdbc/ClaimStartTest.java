@@ -2,6 +2,9 @@ package dev.statekit.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.statekit.jdbc.internal.ClaimCandidates;
+import dev.statekit.jdbc.internal.ClaimHints;
+import dev.statekit.jdbc.internal.JdbcContext;
 import dev.statekit.jdbc.internal.Sql;
 import dev.statekit.store.ApplyResult;
 import dev.statekit.store.Attributes;
@@ -101,6 +104,54 @@ class ClaimStartTest {
             assertThat(from.plan()).as(from.plan()).contains("rows=10 loops=1");
             assertThat(first.entries()).as("entries read from the first entry:\n%s", first.plan()).isGreaterThanOrEqualTo(2_010);
             assertThat(from.entries()).as("entries read from the start:\n%s", from.plan()).isLessThan(100);
+        }
+    }
+
+    /**
+     * The same for the candidates of a claim made side by side or the exclusive way (a limited queue,
+     * several priorities, H2, MariaDB), read from the queue's start ({@code ClaimCandidates}).
+     */
+    @Test
+    void whileTheXminIsHeldTheCandidatesOfALimitedQueueReadFromTheStartPassNoneOfTheEntriesEarlierClaimsLeft() throws Exception {
+        Databases.requirePostgres();
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection c = db.pool().getConnection();
+             Connection holder = db.pool().getConnection()) {
+            String prefix = db.store().tablePrefix();
+            String tasks = prefix + "tasks";
+            db.store().setConcurrency("q", 20);
+            try (Statement s = c.createStatement()) {
+                ClaimPlansTest.insertReady(s, tasks, 2010);
+            }
+            holdXmin(holder);
+            try (Statement s = c.createStatement()) {        // 2,000 tasks claimed and finished, as claims would
+                s.execute("update " + tasks + " set state = 'DONE', version = 3 where sequence <= 2000");
+            }
+            long next = db.queryLong("select id from {p}tasks where sequence = 2001");
+            JdbcContext context = JdbcContext.of(db.pool(), Dialect.POSTGRESQL, prefix, 4096);
+            ClaimRequest request = new ClaimRequest("job", "q", List.of(START), "w", NOW, Duration.ofSeconds(30), 10, 10);
+            String index = prefix + "tasks_claim_idx";
+
+            long[] read = new long[2];
+            List<Long> tops = new ArrayList<>();
+            ClaimHints.Key[] starts = {null, new ClaimHints.Key(0, 2001, next)};
+            for (int i = 0; i < 2; i++) {
+                c.setAutoCommit(false);
+                try {
+                    long before = returned(c, index);
+                    ClaimCandidates candidates = new ClaimCandidates(c, request, context, 10, true, starts[i]);
+                    TaskRecord top = candidates.top();
+                    tops.add(top == null ? null : top.id());
+                    read[i] = returned(c, index) - before;
+                } finally {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                }
+            }
+            holder.rollback();
+
+            assertThat(tops).as("the first runnable task, read either way").containsExactly(next, next);
+            assertThat(read[0]).as("entries read from the first entry").isGreaterThanOrEqualTo(2_010);
+            assertThat(read[1]).as("entries read from the start").isLessThan(100);
         }
     }
 
