@@ -49,12 +49,19 @@ import java.util.Optional;
  * exit status 2.
  */
 public final class Main {
+    /** The simple logger's setting of the logger MariaDB's driver logs the server's errors to. */
+    private static final String MARIADB_ERRORS_LOG = "org.slf4j.simpleLogger.log.org.mariadb.jdbc.message.server.ErrorPacket";
+
     static {
         // the runtime, the pool and the server log their life at INFO; the commands print what happens
         // themselves. Set before any logger exists: the usage below loads the services' classes.
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
+        // MariaDB's driver logs every error the server answers at WARN, before the store or the command
+        // says it in its own words (a refused start in one line, a lock wait the store retries): its own
+        // line would only repeat it.
+        if (System.getProperty(MARIADB_ERRORS_LOG) == null) System.setProperty(MARIADB_ERRORS_LOG, "error");
     }
 
     /** The programs of {@code examples demo}. */

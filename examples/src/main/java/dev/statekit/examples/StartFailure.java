@@ -20,7 +20,7 @@ public final class StartFailure extends RuntimeException {
 
     /** What kind of failure it is. */
     public enum Kind {
-        /** The database named in the URL does not exist. */
+        /** The database named in the URL does not exist (on MariaDB, or the user may not use it: it says the same of both). */
         NO_DATABASE,
         /** The database refused the user or the password. */
         CREDENTIALS,

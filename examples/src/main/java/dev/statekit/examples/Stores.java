@@ -37,10 +37,10 @@ import org.jspecify.annotations.Nullable;
  * says why at once: a {@link StartFailure} of one line with the database's own words (PostgreSQL's
  * {@code FATAL: database "x" does not exist}, {@code password authentication failed for user "x"},
  * MariaDB's {@code Access denied for user 'x'@'host'}, H2's {@code Database may be already in use})
- * and the option to change. Only a database that does
- * not answer yet (a refused connection, one starting up or full) is waited for, up to the wait the
- * caller gives (a service {@link #STARTING_WAIT}), and so is a transient failure while a service's
- * tables are checked (a deadlock with another process starting on the same tables).
+ * and the option to change. Only a database that does not answer yet (a refused connection, one
+ * starting up or full) is waited for, up to the wait the caller gives (a service
+ * {@link #STARTING_WAIT}), and so is a transient failure while a service's tables are checked (a
+ * deadlock with another process starting on the same tables).
  */
 public final class Stores {
     /** The most connections a run's store holds at once. */
@@ -196,8 +196,8 @@ public final class Stores {
      * @param initializationFailTimeout HikariCP's: 1 to fail at once when the database cannot be
      *                                  reached, -1 to start without a connection
      */
-    private static HikariDataSource pool(String url, @Nullable String user, @Nullable String password, String name, int size,
-                                         long initializationFailTimeout) {
+    static HikariDataSource pool(String url, @Nullable String user, @Nullable String password, String name, int size,
+                                 long initializationFailTimeout) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         if (user != null) config.setUsername(user);

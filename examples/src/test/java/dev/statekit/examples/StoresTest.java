@@ -131,6 +131,17 @@ class StoresTest {
                         + " (jdbc:mariadb://HOST:PORT/DATABASE) or an H2 one (jdbc:h2:file:PATH)");
     }
 
+    @Test
+    void aMariaDbPoolHandsOutItsConnectionsAtReadCommitted() throws Exception {
+        TestDatabase mariaDb = TestDatabase.MARIADB;
+        mariaDb.require();
+        try (com.zaxxer.hikari.HikariDataSource pool = Stores.pool(mariaDb.url(), mariaDb.user(), mariaDb.password(), "isolation-test", 2, 1);
+             Connection c = pool.getConnection(); java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery("select @@tx_isolation")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getString(1)).as("the session's isolation, as the server has it").isEqualTo("READ-COMMITTED");
+        }
+    }
+
     @ParameterizedTest(name = "on {0}")
     @EnumSource(TestDatabase.class)
     void aHostRunsOnADatabaseGivenItsUrlAndDropsAllItsTablesAfterwards(TestDatabase database) throws Exception {

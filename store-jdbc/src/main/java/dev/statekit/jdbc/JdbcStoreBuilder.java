@@ -152,7 +152,7 @@ public final class JdbcStoreBuilder {
                     log.info("statekit store on tables {}*: dialect {} as configured", tablePrefix, chosen);
                 }
                 doing = "checking the schema version";
-                String mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix));
+                String mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, chosen, tablePrefix));
                 // Tables already at this version are left alone: applying the schema again changes nothing
                 // but takes locks that processes already working on the tables may deadlock with.
                 if (createSchemaIfMissing && mismatch != null) {
@@ -166,7 +166,7 @@ public final class JdbcStoreBuilder {
                     }
                     log.info("statekit schema version {} applied on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
                     doing = "checking the schema version";
-                    mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, tablePrefix));
+                    mismatch = Schema.mismatch(chosen, tablePrefix, Schema.recordedVersions(c, chosen, tablePrefix));
                 } else if (createSchemaIfMissing) {
                     log.info("statekit schema version {} found on tables {}*", JdbcStore.SCHEMA_VERSION, tablePrefix);
                 }

@@ -152,6 +152,27 @@ public final class Schema {
     }
 
     /**
+     * As {@link #recordedVersions(Connection, String)}, first asking {@code dialect}'s catalog
+     * whether the table exists where it can: MariaDB's driver logs a WARN for every error the server
+     * answers, such as the missing table of a store's first start.
+     */
+    public static @Nullable SortedSet<Integer> recordedVersions(Connection connection, Dialect dialect, String prefix) throws SQLException {
+        String exists = SqlFlavor.of(dialect).tableExists();
+        if (exists != null) {
+            boolean autoCommit = connection.getAutoCommit();
+            try (PreparedStatement ps = connection.prepareStatement(exists)) {
+                ps.setString(1, prefix + "schema_version");
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) return null;
+                }
+            } finally {
+                if (!autoCommit) connection.rollback();
+            }
+        }
+        return recordedVersions(connection, prefix);
+    }
+
+    /**
      * Returns the versions recorded in the {@code schema_version} table of {@code prefix}, or null
      * when that table does not exist. Leaves no transaction open on a connection that is not in
      * auto-commit mode.

@@ -1,6 +1,7 @@
 package dev.statekit.jdbc.internal;
 
 import dev.statekit.jdbc.Dialect;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pieces of SQL text in which the dialects differ; {@link Sql}, {@link GroupSql},
@@ -202,6 +203,11 @@ public enum SqlFlavor {
             return table + " force index (" + index + ")";
         }
 
+        @Override
+        public String tableExists() {
+            return "select 1 from information_schema.tables where table_schema = database() and table_name = ?";
+        }
+
         /** No: MariaDB's driver sends a batch through the server's bulk protocol, which takes no {@code INSERT ... SELECT}. */
         @Override
         public boolean batchesInsertSelect() {
@@ -359,6 +365,14 @@ public enum SqlFlavor {
     /** Milliseconds since the epoch of the time column {@code column}, as a number. */
     public String epochMillis(String column) {
         return times().epochMillis(column);
+    }
+
+    /**
+     * Selects a row when the table its parameter names exists in the connection's database, or null
+     * where a read of the table that fails says so instead.
+     */
+    public @Nullable String tableExists() {
+        return null;
     }
 
     /** Returns whether an {@code INSERT ... SELECT} can go as a JDBC batch; else each runs on its own. */
