@@ -136,9 +136,7 @@ final class Databases {
     static TestPool mariaDbThroughMySqlDriver() {
         requireMariaDb();
         String url = mariaDbUrl().replaceFirst("^jdbc:mariadb:", "jdbc:mysql:");
-        Properties p = mariaDbProperties();
-        p.setProperty("connectTimeout", "10000");
-        return new TestPool(url, p);
+        return new TestPool(url, mariaDbProperties());
     }
 
     /** Fails (on CI) or skips (elsewhere) the calling test when MariaDB cannot be reached. */

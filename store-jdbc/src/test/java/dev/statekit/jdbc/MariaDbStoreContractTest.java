@@ -36,7 +36,7 @@ class MariaDbStoreContractTest extends StoreContract {
 
     @Override
     protected Store newStore() {
-        TestPool pool = Databases.mariaDb();
+        TestPool pool = pool();
         String prefix = EMPTIED.poll();
         if (prefix == null) {
             prefix = Databases.uniquePrefix("my");
@@ -61,6 +61,11 @@ class MariaDbStoreContractTest extends StoreContract {
         } finally {
             pool.close();
         }
+    }
+
+    /** Returns a pool on the MariaDB server, through MariaDB's driver. */
+    TestPool pool() {
+        return Databases.mariaDb();
     }
 
     @Override

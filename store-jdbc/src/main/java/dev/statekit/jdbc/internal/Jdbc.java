@@ -197,11 +197,22 @@ public final class Jdbc {
 
     // --- statements ---------------------------------------------------------------------------
 
+    /**
+     * Runs {@code ps} and returns its rows. Through {@code execute}, not {@code executeQuery}: MySQL's
+     * driver refuses the latter for an {@code INSERT} or {@code DELETE} that returns rows ({@code RETURNING}).
+     *
+     * @throws SQLException if the statement returned no rows, only an update count
+     */
+    public static ResultSet rows(PreparedStatement ps) throws SQLException {
+        if (!ps.execute()) throw new SQLException("the statement returned an update count, not rows");
+        return ps.getResultSet();
+    }
+
     /** Runs a query and returns the value of every row, in order. */
     public static <T extends @Nullable Object> List<T> query(Connection c, String sql, Binder binder, RowReader<T> reader) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = rows(ps)) {
                 List<T> rows = new ArrayList<>();
                 while (rs.next()) rows.add(reader.read(rs));
                 return rows;
@@ -213,7 +224,7 @@ public final class Jdbc {
     public static <T> @Nullable T queryOne(Connection c, String sql, Binder binder, RowReader<T> reader) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             binder.bind(ps);
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = rows(ps)) {
                 return rs.next() ? reader.read(rs) : null;
             }
         }

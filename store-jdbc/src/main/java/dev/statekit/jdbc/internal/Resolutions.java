@@ -254,7 +254,7 @@ public final class Resolutions {
         Map<Long, List<Taken>> taken = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(gsql.takeMarks(owners.size()))) {
             bindIds(ps, 1, owners);
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = Jdbc.rows(ps)) {
                 while (rs.next()) {
                     taken.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>())
                             .add(new Taken(rs.getLong(2), new Mark(rs.getString(3), rs.getString(4), rs.getString(5))));

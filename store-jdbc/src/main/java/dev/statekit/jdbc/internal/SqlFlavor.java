@@ -73,11 +73,6 @@ public enum SqlFlavor {
         }
 
         @Override
-        public String claimOrder(int states) {
-            return " order by";
-        }
-
-        @Override
         public String belowPriority() {
             return " and priority < ?";
         }
@@ -85,11 +80,6 @@ public enum SqlFlavor {
         @Override
         public int priorityBelow(int priority) {
             return priority;
-        }
-
-        @Override
-        public String firstInClaimOrder(int states) {
-            return states == 1 ? " order by priority desc, sequence, id limit 1" : " limit 1";
         }
 
         @Override
@@ -141,6 +131,17 @@ public enum SqlFlavor {
         @Override
         public String castText() {
             return "varchar";
+        }
+
+        @Override
+        public String firstInClaimOrder(int states) {
+            return states == 1 ? " order by machine, state, queue, priority desc, sequence, id limit 1" : " limit 1";
+        }
+
+        /** H2 reads rows in the order of an index only when the order names the index's leading columns. */
+        @Override
+        public String claimOrder(int states) {
+            return states != 1 ? " order by" : " order by machine, state, queue,";
         }
 
         @Override
@@ -321,11 +322,13 @@ public enum SqlFlavor {
     }
 
     /**
-     * The start of the order of a read of runnable tasks of {@code states} states. H2 reads rows in
-     * the order of an index only when the order names the index's leading columns.
+     * The start of the order of a read of runnable tasks of {@code states} states: the order alone.
+     * MariaDB, given it with the columns an equality binds, sorted every runnable task of the queue
+     * at each claim when the connection's collation was not the columns' (its driver's default,
+     * {@code utf8mb4_general_ci}, against {@code utf8mb4_bin}).
      */
     public String claimOrder(int states) {
-        return states != 1 ? " order by" : " order by machine, state, queue,";
+        return " order by";
     }
 
     /**
@@ -347,11 +350,10 @@ public enum SqlFlavor {
      * {@code exists}, whose order PostgreSQL drops) may be planned as a scan of the table that
      * passes every finished and dead row before the first runnable one, a cost that grows with the
      * table. Several states cannot be read in claim order from the index in one range; their read
-     * keeps the bare limit, and so do H2, which sorts unless the order names the index's leading
-     * columns, and MariaDB.
+     * keeps the bare limit. H2 names the index's leading columns in the order, or it sorts.
      */
     public String firstInClaimOrder(int states) {
-        return " limit 1";
+        return states == 1 ? " order by priority desc, sequence, id limit 1" : " limit 1";
     }
 
     /** The lock a limited read takes of its rows where it may wait for them: PostgreSQL passes over rows others hold. */

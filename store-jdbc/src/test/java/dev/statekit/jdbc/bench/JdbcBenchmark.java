@@ -499,7 +499,7 @@ public final class JdbcBenchmark {
 
         String perTask(int n, int cores) {
             double us = total() / 1e3 / n;
-            return String.format(Locale.ROOT, "CPU per task %.0f µs (this JVM %.0f, second JVM %.0f, PostgreSQL %.0f): at most %,.0f tasks/s"
+            return String.format(Locale.ROOT, "CPU per task %.0f µs (this JVM %.0f, second JVM %.0f, the database %.0f): at most %,.0f tasks/s"
                     + " on %d idle cores", us, self / 1e3 / n, second / 1e3 / n, database / 1e3 / n, cores * 1e6 / us, cores);
         }
     }
