@@ -673,7 +673,12 @@ public final class JdbcBenchmark {
 
     // --- the second process -------------------------------------------------------------------------
 
-    Node node(Db db) throws IOException {
+    /** Returns the second JVM on {@code db}'s database, started on first use and again for another database. */
+    Node node(Db db) throws IOException, InterruptedException {
+        if (node != null && !node.url.equals(db.url())) {
+            node.close();
+            node = null;
+        }
         if (node == null) node = new Node(db);
         return node;
     }
@@ -688,7 +693,11 @@ public final class JdbcBenchmark {
         final BlockingQueue<String> events = new LinkedBlockingQueue<>();
         volatile long completed;
 
+        /** The database it works on. */
+        final String url;
+
         Node(Db db) throws IOException {
+            this.url = db.url();
             String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
             List<String> command = new ArrayList<>(List.of(java, "-Xms1g", "-Xmx1g", "-XX:+UseParallelGC",
                     "-cp", System.getProperty("java.class.path"), BenchNode.class.getName(), db.url(), db.user(), db.password(),
