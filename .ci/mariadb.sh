@@ -14,6 +14,11 @@ if ! command -v mariadbd >/dev/null 2>&1 && ! [ -x /usr/sbin/mariadbd ]; then
 fi
 
 up() { as_root mariadb -uroot -e 'select 1' >/dev/null 2>&1; }
+# A server the package's scripts started has neither the performance schema nor these settings: start ours instead.
+if up && [ "$(as_root mariadb -uroot -N -e 'select @@performance_schema')" != "1" ]; then
+    as_root mariadb-admin -uroot shutdown
+    for i in $(seq 1 30); do up || break; sleep 1; done
+fi
 if ! up; then
     as_root mkdir -p /run/mysqld
     as_root chown mysql:mysql /run/mysqld
