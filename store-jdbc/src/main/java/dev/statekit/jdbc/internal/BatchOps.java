@@ -31,12 +31,14 @@ public final class BatchOps implements DialectOps {
     private final Sql sql;
     private final RowWrites rows;
     private final Wakes wakes;
+    private final ClaimUpdates claims;
 
     /** Creates the operations of one store's tables. */
-    public BatchOps(Sql sql, RowWrites rows, Wakes wakes) {
+    public BatchOps(Sql sql, RowWrites rows, Wakes wakes, ClaimUpdates claims) {
         this.sql = sql;
         this.rows = rows;
         this.wakes = wakes;
+        this.claims = claims;
     }
 
     @Override
@@ -92,39 +94,26 @@ public final class BatchOps implements DialectOps {
         return updated;
     }
 
-    /** The picked rows are locked: a batch of updates with tokens drawn first, then one history insert and a batch of marks. */
+    /** The picked rows are locked: their updates ({@link ClaimUpdates}) with tokens drawn first, then one history insert and the marks. */
     @Override
     public List<Claimed> claim(Connection c, ClaimRequest request, List<TaskRecord> picks, Instant now, Instant expires)
             throws SQLException {
         List<Claimed> claimed = new ArrayList<>(picks.size());
         List<HistoryEntry> entries = new ArrayList<>(picks.size());
+        List<ClaimUpdates.Row> updates = new ArrayList<>(picks.size());
         long[] tokens = rows.tokens(c, picks.size());
-        try (PreparedStatement update = c.prepareStatement(sql.claimTask)) {
-            for (int p = 0; p < picks.size(); p++) {
-                TaskRecord t = picks.get(p);
-                ClaimRule rule = RowWrites.ruleOf(request, t);
-                // the start row's effect runs here, while the row is locked
-                TaskRecord next = rule.claim(t, new Lease(request.owner(), tokens[p], expires), now);
-                update.setString(1, rule.to());
-                update.setString(2, AttributeCodec.encode(next.attributes()));
-                update.setString(3, request.owner());
-                update.setLong(4, tokens[p]);
-                sql.times.set(update, 5, expires);
-                sql.times.set(update, 6, next.updatedAt());
-                update.setLong(7, t.id());
-                update.setLong(8, t.version());
-                update.addBatch();
-                HistoryEntry entry = rule.entry(t, request.owner(), now);
-                claimed.add(new Claimed(next, entry, ClaimRule.readySince(t)));
-                entries.add(entry);
-            }
-            int[] counts = update.executeBatch();
-            for (int i = 0; i < counts.length; i++) {
-                if (counts[i] != 1 && counts[i] != Statement.SUCCESS_NO_INFO) {
-                    throw new IllegalStateException(counts[i] + " rows updated claiming locked task " + picks.get(i).id());
-                }
-            }
+        for (int p = 0; p < picks.size(); p++) {
+            TaskRecord t = picks.get(p);
+            ClaimRule rule = RowWrites.ruleOf(request, t);
+            // the start row's effect runs here, while the row is locked
+            TaskRecord next = rule.claim(t, new Lease(request.owner(), tokens[p], expires), now);
+            updates.add(new ClaimUpdates.Row(t.id(), t.version(), rule.to(), AttributeCodec.encode(next.attributes()), tokens[p],
+                    next.updatedAt()));
+            HistoryEntry entry = rule.entry(t, request.owner(), now);
+            claimed.add(new Claimed(next, entry, ClaimRule.readySince(t)));
+            entries.add(entry);
         }
+        claims.update(c, sql, updates, request.owner(), expires);
         rows.insertHistory(c, entries);
         List<GroupRows.StateChange> moves = new ArrayList<>(claimed.size());
         for (Claimed t : claimed) {

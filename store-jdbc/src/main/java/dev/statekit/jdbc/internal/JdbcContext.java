@@ -27,8 +27,8 @@ public record JdbcContext(Jdbc jdbc, Sql sql, RowWrites rows, DialectOps ops, in
         RowWrites rows = new RowWrites(sql);
         DialectOps ops = switch (dialect) {
             case POSTGRESQL -> new PostgresOps(jdbc, sql);
-            case H2 -> new BatchOps(sql, rows, Wakes.NONE);
-            case MARIADB -> new BatchOps(sql, rows, new WakeTable(jdbc.dataSource(), sql.wakes));
+            case H2 -> new BatchOps(sql, rows, Wakes.NONE, ClaimUpdates.BATCH);
+            case MARIADB -> new BatchOps(sql, rows, new WakeTable(jdbc.dataSource(), sql.wakes), ClaimUpdates.JOINED);
         };
         return new JdbcContext(jdbc, sql, rows, ops, maxPayloadChars);
     }
