@@ -1,71 +1,34 @@
 package dev.statekit.jdbc;
 
-import dev.statekit.store.Store;
-import dev.statekit.store.tck.StoreContract;
 import java.sql.SQLException;
-import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.time.Duration;
+import javax.sql.DataSource;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
- * The store contract on PostgreSQL: every store has tables of its own prefix, which no other store
- * uses while it is open. A closed store's tables are emptied (rows, sequences) and given to the
- * next store, which finds them as a store finds the tables it just created: creating them is most
- * of what a test costs the database. The tables left are dropped when the JVM exits.
+ * The store contract on PostgreSQL, on tables reused from store to store
+ * ({@link ReusedTablesStoreContract}). Its claims read from the queue's start once they have read
+ * from the first entry, for an hour: the model checks every claim made from a start.
  */
 @AddLifecycleHook(SkipWithoutPostgres.class)
-class PostgresStoreContractTest extends StoreContract {
-    private static final int MAX_PAYLOAD = 4096;
-    private static final Queue<String> EMPTIED = new ConcurrentLinkedQueue<>();
-    private static final Queue<String> MADE = new ConcurrentLinkedQueue<>();
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (MADE.isEmpty()) return;
-            try (TestPool pool = Databases.postgres()) {
-                for (String prefix : MADE) Databases.drop(pool, prefix);
-            } catch (SQLException | RuntimeException e) {
-                System.err.println("the contract's tables were not all dropped: " + e);
-            }
-        }, "drop-contract-tables"));
-    }
-
-    private final Map<Store, TestPool> pools = new ConcurrentHashMap<>();
-
+class PostgresStoreContractTest extends ReusedTablesStoreContract {
     @Override
-    protected Store newStore() {
-        TestPool pool = Databases.postgres();
-        String prefix = EMPTIED.poll();
-        if (prefix == null) {
-            prefix = Databases.uniquePrefix("pg");
-            MADE.add(prefix);
-        }
-        JdbcStore store = JdbcStore.builder(pool).tablePrefix(prefix).maxPayloadChars(MAX_PAYLOAD).createSchemaIfMissing(true)
-                .claimsReadFromFirstEvery(java.time.Duration.ofHours(1)).build();
-        pools.put(store, pool);
-        return store;
+    TestPool pool() {
+        return Databases.postgres();
     }
 
     @Override
-    protected void closeStore(Store store) throws Exception {
-        if (store == null) return;            // newStore() failed or was skipped
-        TestPool pool = pools.remove(store);
-        if (pool == null) return;
-        String prefix = ((JdbcStore) store).tablePrefix();
-        try {
-            Databases.emptyPostgres(pool, prefix);
-            EMPTIED.add(prefix);
-        } catch (SQLException e) {
-            System.err.println("tables " + prefix + "* not emptied, not used again: " + e);
-        } finally {
-            pool.close();
-        }
+    String server() {
+        return "pg";
     }
 
     @Override
-    protected int maxPayloadChars() {
-        return MAX_PAYLOAD;
+    void empty(DataSource ds, String prefix) throws SQLException {
+        Databases.emptyPostgres(ds, prefix);
+    }
+
+    @Override
+    JdbcStoreBuilder configure(JdbcStoreBuilder builder) {
+        return builder.claimsReadFromFirstEvery(Duration.ofHours(1));
     }
 }

@@ -29,6 +29,22 @@ class WatchTest {
         return woken;
     }
 
+    /** Creates a task on {@code other}, moves it to another state, pauses and resumes its queue: each wakes the watcher. */
+    static void creatingMovingAndResumingWake(JdbcStore other, Semaphore wakes) throws InterruptedException {
+        TaskRecord t = other.create(NEW).task();
+        assertThat(woken(wakes)).as("wake-up after a creation").isTrue();
+
+        Instant at = T0.plusSeconds(1);
+        TaskRecord next = t.toBuilder().state("WAITING").updatedAt(at).version(1).build();
+        other.apply(new Change(0, next, new HistoryEntry(t.id(), 1, "READY", "WAITING", "WAIT", TriggerSource.SYSTEM,
+                null, null, at, null)));
+        assertThat(woken(wakes)).as("wake-up after a move to another state").isTrue();
+
+        other.pauseQueue("q", null);
+        other.resumeQueue("q");
+        assertThat(woken(wakes)).as("wake-up after a resume").isTrue();
+    }
+
     @Test
     void anotherProcessCreatingMovingOrResumingWakesTheWatcher() throws Exception {
         try (Opened db = Opened.open(Dialect.POSTGRESQL)) {
@@ -38,18 +54,7 @@ class WatchTest {
                 assertThat(((PgListener) watch).awaitListening(20_000)).as("listening").isTrue();
                 assertThat(woken(wakes)).as("wake-up once listening").isTrue();
 
-                TaskRecord t = other.create(NEW).task();
-                assertThat(woken(wakes)).as("wake-up after a creation").isTrue();
-
-                Instant at = T0.plusSeconds(1);
-                TaskRecord next = t.toBuilder().state("WAITING").updatedAt(at).version(1).build();
-                other.apply(new Change(0, next, new HistoryEntry(t.id(), 1, "READY", "WAITING", "WAIT", TriggerSource.SYSTEM,
-                        null, null, at, null)));
-                assertThat(woken(wakes)).as("wake-up after a move to another state").isTrue();
-
-                other.pauseQueue("q", null);
-                other.resumeQueue("q");
-                assertThat(woken(wakes)).as("wake-up after a resume").isTrue();
+                creatingMovingAndResumingWake(other, wakes);
             }
         }
     }
@@ -104,18 +109,7 @@ class WatchTest {
                 // nothing is written: a watcher that woke at every read would fail here
                 assertThat(wakes.tryAcquire(500, TimeUnit.MILLISECONDS)).as("a wake-up without a write").isFalse();
 
-                TaskRecord t = other.create(NEW).task();
-                assertThat(woken(wakes)).as("wake-up after a creation").isTrue();
-
-                Instant at = T0.plusSeconds(1);
-                TaskRecord next = t.toBuilder().state("WAITING").updatedAt(at).version(1).build();
-                other.apply(new Change(0, next, new HistoryEntry(t.id(), 1, "READY", "WAITING", "WAIT", TriggerSource.SYSTEM,
-                        null, null, at, null)));
-                assertThat(woken(wakes)).as("wake-up after a move to another state").isTrue();
-
-                other.pauseQueue("q", null);
-                other.resumeQueue("q");
-                assertThat(woken(wakes)).as("wake-up after a resume").isTrue();
+                creatingMovingAndResumingWake(other, wakes);
 
                 // a watcher keeps the table short
                 for (int i = 0; i < 600; i++) other.resumeQueue("q");

@@ -33,16 +33,6 @@ public enum SqlFlavor {
         }
 
         @Override
-        public String insertReturning(String insert, String columns) {
-            return insert + " returning " + columns;
-        }
-
-        @Override
-        public String deleteReturning(String delete, String columns) {
-            return delete + " returning " + columns;
-        }
-
-        @Override
         public String shareLock() {
             return " for share";
         }
@@ -100,11 +90,6 @@ public enum SqlFlavor {
         }
 
         @Override
-        public String insertNew(String insert, String columns) {
-            return insertReturning(insert, columns);
-        }
-
-        @Override
         public String insertReturning(String insert, String columns) {
             return "select " + columns + " from final table (" + insert + ")";
         }
@@ -155,21 +140,6 @@ public enum SqlFlavor {
         public String nextValues(String sequence) {
             return "with recursive n (i) as (select 1 union all select i + 1 from n where i < ?) select next value for "
                     + sequence + " from n";
-        }
-
-        @Override
-        public String insertNew(String insert, String columns) {
-            return insertReturning(insert, columns);
-        }
-
-        @Override
-        public String insertReturning(String insert, String columns) {
-            return insert + " returning " + columns;
-        }
-
-        @Override
-        public String deleteReturning(String delete, String columns) {
-            return delete + " returning " + columns;
         }
 
         @Override
@@ -265,14 +235,23 @@ public enum SqlFlavor {
     /** Selects as many next values of {@code sequence} as its parameter says, one per row. */
     public abstract String nextValues(String sequence);
 
-    /** {@code insert} returning {@code columns} of the row inserted, none when a unique key was taken (where the database can say so without an error). */
-    public abstract String insertNew(String insert, String columns);
+    /**
+     * {@code insert} returning {@code columns} of the row inserted, none when a unique key was taken
+     * where the database can say so without an error (PostgreSQL); elsewhere a taken key fails it.
+     */
+    public String insertNew(String insert, String columns) {
+        return insertReturning(insert, columns);
+    }
 
     /** {@code insert} returning {@code columns} of each row inserted, in the order of its rows. */
-    public abstract String insertReturning(String insert, String columns);
+    public String insertReturning(String insert, String columns) {
+        return insert + " returning " + columns;
+    }
 
     /** {@code delete} returning {@code columns} of each row deleted. */
-    public abstract String deleteReturning(String delete, String columns);
+    public String deleteReturning(String delete, String columns) {
+        return delete + " returning " + columns;
+    }
 
     /** The lock a reader takes to keep a row from changing while others may read it so too; H2 and MariaDB lock it for update. */
     public String shareLock() {

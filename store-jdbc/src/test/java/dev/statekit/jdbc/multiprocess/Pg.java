@@ -103,12 +103,16 @@ final class Pg {
         return "jdbc:postgresql://127.0.0.1:" + port + rest;
     }
 
-    /** Drops the statekit tables and sequences of {@code prefix}, and the named extra tables and functions. */
+    /**
+     * Drops the statekit tables and sequences of {@code prefix}, and the named extra tables (MariaDB
+     * takes the statements too: it ignores {@code cascade}).
+     */
     static void drop(DataSource ds, String prefix, String... extraTables) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             for (String table : extraTables) s.execute("drop table if exists " + prefix + table + " cascade");
             for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups",
-                    "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes"}) {
+                    "group_counts", "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules", "processes",
+                    "wakes"}) {
                 s.execute("drop table if exists " + prefix + table + " cascade");
             }
             for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {

@@ -109,7 +109,7 @@ enum Server {
 
         @Override
         void drop(DataSource ds, String prefix, String... extraTables) throws SQLException {
-            Pg.drop(ds, prefix, extraTables);
+            super.drop(ds, prefix, extraTables);
             try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                 s.execute("drop function if exists " + prefix + "seen() cascade");
             }
@@ -205,20 +205,6 @@ enum Server {
                     + " values (new.task_id, new.version, new.event, new.actor, new.at)");
         }
 
-        @Override
-        void drop(DataSource ds, String prefix, String... extraTables) throws SQLException {
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                for (String table : extraTables) s.execute("drop table if exists " + prefix + table);
-                for (String table : new String[] {"tasks", "history", "queues", "schema_version", "groups", "group_counts",
-                        "dependencies", "marks", "archived_tasks", "archived_history", "rate_starts", "rate_holds", "schedules",
-                        "processes", "wakes"}) {
-                    s.execute("drop table if exists " + prefix + table);
-                }
-                for (String sequence : new String[] {"fifo_seq", "front_seq", "fencing_seq", "check_seq"}) {
-                    s.execute("drop sequence if exists " + prefix + sequence);
-                }
-            }
-        }
     };
 
     /** The store's dialect on this server. */
@@ -271,8 +257,10 @@ enum Server {
     /** Creates {@code history_seen} and the trigger that copies each history row into it, numbered in insert order. */
     abstract void recordHistoryInserts(Statement s, String prefix) throws SQLException;
 
-    /** Drops the statekit tables and sequences of {@code prefix}, the named extra tables, and the trigger's function. */
-    abstract void drop(DataSource ds, String prefix, String... extraTables) throws SQLException;
+    /** Drops the statekit tables and sequences of {@code prefix} and the named extra tables (PostgreSQL: and the trigger's function). */
+    void drop(DataSource ds, String prefix, String... extraTables) throws SQLException {
+        Pg.drop(ds, prefix, extraTables);
+    }
 
     /** Fails the calling test on CI, and skips it elsewhere, when the server cannot be reached. */
     void require() {
