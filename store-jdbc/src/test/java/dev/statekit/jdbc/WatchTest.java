@@ -83,6 +83,52 @@ class WatchTest {
     }
 
     @Test
+    void theListenerWaitsForTheServerItselfAndGivesItsConnectionBackAsLent() throws Exception {
+        try (Opened db = Opened.open(Dialect.POSTGRESQL); Connection real = db.pool().getConnection()) {
+            int lent = real.getNetworkTimeout();
+            boolean[] closed = {false};
+            Connection handed = (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("close")) {
+                            closed[0] = true;           // the test closes the real one once it has looked at it
+                            return null;
+                        }
+                        try {
+                            return method.invoke(real, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            javax.sql.DataSource source = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                    javax.sql.DataSource.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class},
+                    (proxy, method, args) -> {
+                        if (method.getName().equals("getConnection")) return handed;
+                        throw new UnsupportedOperationException(method.getName());
+                    });
+            String channel = db.store().tablePrefix() + "wake";
+            Semaphore wakes = new Semaphore(0);
+            PgListener listener = new PgListener(source, channel, wakes::release);
+            try {
+                assertThat(listener.awaitListening(20_000)).isTrue();
+                assertThat(woken(wakes)).as("wake-up once listening").isTrue();
+                assertThat(listener.waitsForMessagesItself()).as("waits for the server's messages itself").isTrue();
+                for (int i = 0; i < 3; i++) {
+                    db.twin().create(NEW);
+                    assertThat(woken(wakes)).as("wake-up by creation " + i).isTrue();
+                }
+            } finally {
+                listener.close();
+            }
+            assertThat(listener.awaitClosed(20_000)).as("the listener's thread ended").isTrue();
+            assertThat(closed[0]).as("the connection was given back").isTrue();
+            assertThat(real.getNetworkTimeout()).as("its network timeout, as lent").isEqualTo(lent);
+            try (java.sql.Statement st = real.createStatement(); ResultSet rs = st.executeQuery("select pg_sleep(0.7), 1")) {
+                assertThat(rs.next()).as("a query longer than the listener's wait, on the connection given back").isTrue();
+            }
+        }
+    }
+
+    @Test
     void onH2NothingListens() throws Exception {
         try (Opened db = Opened.open(Dialect.H2)) {
             Semaphore wakes = new Semaphore(0);
