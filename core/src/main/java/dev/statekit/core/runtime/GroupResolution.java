@@ -25,6 +25,7 @@ final class GroupResolution {
     private final List<Machine<?, ?>> owners;
     private final Map<String, Machine<?, ?>> involved;
     private final AtomicBoolean requested = new AtomicBoolean();
+    private final AtomicBoolean running = new AtomicBoolean();
 
     GroupResolution(RuntimeContext ctx, List<Machine<?, ?>> machines) {
         this.ctx = ctx;
@@ -44,12 +45,36 @@ final class GroupResolution {
 
     /** Runs passes if one was asked for since the last. */
     void runIfRequested() {
-        if (requested.getAndSet(false)) run();
+        drain();
     }
 
-    /** Runs passes until none is left to resolve, or {@link #MAX_PASSES}. */
+    /**
+     * Runs passes until none is left to resolve, or {@link #MAX_PASSES}. Passes of this runtime run
+     * one at a time: asked for while one runs on another thread, this returns at once and the
+     * running one runs again when it ends. A second pass beside it would skip the groups the first
+     * holds locked, and so miss a member's change that the first read too early to see; run after
+     * it, it sees that change.
+     */
     void run() {
         if (owners.isEmpty()) return;
+        requested.set(true);
+        drain();
+    }
+
+    private void drain() {
+        // A caller sets requested before it looks at running, and a runner clears running before it
+        // looks at requested again: one of them sees the other's, so no request is left behind.
+        while (requested.get()) {
+            if (!running.compareAndSet(false, true)) return;
+            try {
+                if (requested.getAndSet(false)) pass();
+            } finally {
+                running.set(false);
+            }
+        }
+    }
+
+    private void pass() {
         try {
             int resolved = ctx.kernel.resolveGroups(owners, MAX_PASSES, ctx.events.listening ? ctx.events::groupResolved : null);
             if (resolved > 0) log.debug("runtime {}: resolved {} groups", ctx.owner, resolved);
