@@ -12,7 +12,10 @@ import java.util.Objects;
  * @param groups    the groups whose decision the pass wrote, as stored after it (counts, resolution, flags),
  *                  in owner id order; a group whose decision was undone is absent
  * @param marksLeft whether marks (of any machine's groups) wait for another pass after this one, as
- *                  {@link Store#pendingMarks} would tell: the pass's own changes may have written some
+ *                  {@link Store#pendingMarks} would tell after the pass committed: the pass's own
+ *                  changes may have written some, and members may have written some while the pass
+ *                  held their owners (a store whose passes skip owners another pass holds reads this
+ *                  after the commit, so that those marks get another pass at once)
  */
 public record GroupPass(List<Written> changes, List<GroupRecord> groups, boolean marksLeft) {
 

@@ -92,21 +92,22 @@ public final class Resolutions {
         if (max <= 0) throw new IllegalArgumentException("max must be positive, was " + max);
         Objects.requireNonNull(resolver, "resolver");
         List<String> machines = new ArrayList<>(new TreeSet<>(ownerMachines));
-        return jdbc.transaction("resolving groups", null, c -> {
-            Written written = Written.NONE;
+        Written written = jdbc.transaction("resolving groups", null, c -> {
             Set<Long> excluded = new HashSet<>();
             for (int attempt = 0; !machines.isEmpty(); attempt++) {
                 Outcome outcome = pass(c, machines, max, resolver, excluded);
-                if (outcome instanceof Written w) {
-                    written = w;
-                    break;
-                }
+                if (outcome instanceof Written w) return w;
                 excluded.add(((Refused) outcome).ownerId());      // rolled back: its marks wait for a later pass
                 if (attempt >= RETRIES) break;
             }
-            boolean marksLeft = Jdbc.queryLong(c, gsql.anyMark, Jdbc.NO_PARAMETERS) > 0;
-            return new GroupPass(written.changes(), written.groups(), marksLeft);
+            return Written.NONE;
         });
+        // Whether marks are left is read after the commit: a member's change that committed while
+        // this pass held its owner (too late for the pass to read it) is seen here, so the caller
+        // runs another pass. Read before the commit, it could be missed by both this pass and one
+        // that another process ran for it meanwhile, which skipped the owner this pass held.
+        boolean marksLeft = jdbc.read("resolving groups", null, c -> Jdbc.queryLong(c, gsql.anyMark, Jdbc.NO_PARAMETERS) > 0);
+        return new GroupPass(written.changes(), written.groups(), marksLeft);
     }
 
     private Outcome pass(Connection c, List<String> machines, int max, GroupResolver resolver, Set<Long> excluded) throws SQLException {
