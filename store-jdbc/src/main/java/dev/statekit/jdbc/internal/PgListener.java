@@ -104,26 +104,8 @@ public final class PgListener implements AutoCloseable {
                 listening.countDown();
                 backoff = 500;
                 wake();                                   // whatever was sent while not listening
-                if (arrival == null) {
-                    while (closed.getCount() > 0) {
-                        Object[] batch = (Object[]) getNotifications.invoke(pg, WAIT_MILLIS);
-                        if (batch != null && batch.length > 0 && closed.getCount() > 0) wake();
-                    }
-                } else {
-                    int timeout = c.getNetworkTimeout();
-                    c.setNetworkTimeout(Runnable::run, WAIT_MILLIS);
-                    try {
-                        while (closed.getCount() > 0) {
-                            if (!arrival.await()) continue;
-                            if (closed.getCount() == 0) break;
-                            wake();
-                            Object[] batch = (Object[]) getNotifications.invoke(pg, -1);
-                            if (batch != null && batch.length > 1 && closed.getCount() > 0) wake();
-                        }
-                    } finally {
-                        c.setNetworkTimeout(Runnable::run, timeout);    // the pool gets its connection back as lent
-                    }
-                }
+                if (arrival == null) listenInsideTheDriver(pg, getNotifications);
+                else listenItself(c, pg, getNotifications, arrival);
             } catch (SQLException | ReflectiveOperationException | RuntimeException e) {
                 if (closed.getCount() == 0) return;
                 Throwable cause = e instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
@@ -136,6 +118,34 @@ public final class PgListener implements AutoCloseable {
                 }
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
             }
+        }
+    }
+
+    /** Waits inside the driver's {@code getNotifications}, and wakes after each batch, until closed. */
+    private void listenInsideTheDriver(Object pg, Method getNotifications) throws ReflectiveOperationException {
+        while (closed.getCount() > 0) {
+            Object[] batch = (Object[]) getNotifications.invoke(pg, WAIT_MILLIS);
+            if (batch != null && batch.length > 0 && closed.getCount() > 0) wake();
+        }
+    }
+
+    /**
+     * Waits for each message itself and wakes before the driver reads it, until closed; the
+     * connection's network timeout is the wait meanwhile, and as lent again afterwards.
+     */
+    private void listenItself(Connection c, Object pg, Method getNotifications, Arrival arrival)
+            throws SQLException, ReflectiveOperationException {
+        int timeout = c.getNetworkTimeout();
+        c.setNetworkTimeout(Runnable::run, WAIT_MILLIS);
+        try {
+            while (closed.getCount() > 0) {
+                if (!arrival.await() || closed.getCount() == 0) continue;
+                wake();
+                Object[] batch = (Object[]) getNotifications.invoke(pg, -1);
+                if (batch != null && batch.length > 1 && closed.getCount() > 0) wake();
+            }
+        } finally {
+            c.setNetworkTimeout(Runnable::run, timeout);    // the pool gets its connection back as lent
         }
     }
 
